@@ -1,0 +1,71 @@
+package io.stockade.platform.web;
+
+import java.util.Map;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+
+/**
+ * An outcome the API reports as an RFC 9457 problem: a status, a code (the last segment of the
+ * problem's {@code type}), a title, a detail and the facts named by the contract as extra members.
+ */
+public class ProblemException extends RuntimeException {
+
+  private final HttpStatus status;
+  private final String code;
+  private final String title;
+  private final Map<String, Object> properties;
+  private final HttpHeaders headers;
+
+  public ProblemException(
+      HttpStatus status, String code, String title, String detail, Map<String, Object> properties) {
+    this(status, code, title, detail, properties, HttpHeaders.EMPTY);
+  }
+
+  public ProblemException(
+      HttpStatus status,
+      String code,
+      String title,
+      String detail,
+      Map<String, Object> properties,
+      HttpHeaders headers) {
+    super(detail);
+    this.status = status;
+    this.code = code;
+    this.title = title;
+    this.properties = Map.copyOf(properties);
+    this.headers = headers;
+  }
+
+  /** 503 with {@code Retry-After}: the service cannot decide safely now; nothing was changed. */
+  public static ProblemException unavailable(String code, String detail, long retryAfterSeconds) {
+    HttpHeaders headers = new HttpHeaders();
+    headers.set(HttpHeaders.RETRY_AFTER, String.valueOf(retryAfterSeconds));
+    return new ProblemException(
+        HttpStatus.SERVICE_UNAVAILABLE,
+        code,
+        "Service unavailable",
+        detail,
+        Map.of(),
+        HttpHeaders.readOnlyHttpHeaders(headers));
+  }
+
+  public HttpStatus status() {
+    return status;
+  }
+
+  public String code() {
+    return code;
+  }
+
+  public String title() {
+    return title;
+  }
+
+  public Map<String, Object> properties() {
+    return properties;
+  }
+
+  public HttpHeaders headers() {
+    return headers;
+  }
+}

@@ -1,0 +1,17 @@
+package io.stockade.api.stock;
+
+import java.time.Instant;
+
+/**
+ * One SKU's stock, built from the event stream: {@code total = available + reserved + sold}.
+ *
+ * @param perUserLimit units one user may hold, or {@code null} for no limit
+ */
+public record StockLevel(
+    String skuId,
+    long total,
+    long available,
+    long reserved,
+    long sold,
+    Integer perUserLimit,
+    Instant updatedAt) {}
