@@ -1,0 +1,96 @@
+package io.stockade.command.admission;
+
+import java.time.Instant;
+
+/**
+ * The gate's answer to one {@link Admission}. Callers read it through {@link #accept(Cases)}, which
+ * makes them say what happens in every case.
+ */
+public sealed interface AdmissionDecision {
+
+  /** One method per outcome; the compiler keeps callers complete when an outcome is added. */
+  interface Cases<T> {
+
+    T admitted(Admitted admitted);
+
+    T duplicate(Duplicate duplicate);
+
+    T reused(Reused reused);
+
+    T insufficient(Insufficient insufficient);
+
+    T limitExceeded(LimitExceeded limitExceeded);
+
+    T unknownSku(UnknownSku unknownSku);
+
+    T unavailable(Unavailable unavailable);
+  }
+
+  <T> T accept(Cases<T> cases);
+
+  /** Every line was taken; the reservation must now be recorded. */
+  record Admitted(long sequence, Instant admittedAt, Instant expiresAt)
+      implements AdmissionDecision {
+
+    @Override
+    public <T> T accept(Cases<T> cases) {
+      return cases.admitted(this);
+    }
+  }
+
+  /** This reservation was admitted before with the same content; nothing was taken again. */
+  record Duplicate(long sequence, Instant admittedAt, Instant expiresAt, String state)
+      implements AdmissionDecision {
+
+    @Override
+    public <T> T accept(Cases<T> cases) {
+      return cases.duplicate(this);
+    }
+  }
+
+  /** The reservation id was admitted before with other content. */
+  record Reused() implements AdmissionDecision {
+
+    @Override
+    public <T> T accept(Cases<T> cases) {
+      return cases.reused(this);
+    }
+  }
+
+  /** The line at {@code lineIndex} (0-based, merged) asks for more than is available. */
+  record Insufficient(String skuId, int lineIndex) implements AdmissionDecision {
+
+    @Override
+    public <T> T accept(Cases<T> cases) {
+      return cases.insufficient(this);
+    }
+  }
+
+  /** The user would hold more than {@code limit} units of the SKU. */
+  record LimitExceeded(String skuId, int lineIndex, long limit, long alreadyHeld)
+      implements AdmissionDecision {
+
+    @Override
+    public <T> T accept(Cases<T> cases) {
+      return cases.limitExceeded(this);
+    }
+  }
+
+  /** The gate has no counters for the SKU of that line. */
+  record UnknownSku(String skuId, int lineIndex) implements AdmissionDecision {
+
+    @Override
+    public <T> T accept(Cases<T> cases) {
+      return cases.unknownSku(this);
+    }
+  }
+
+  /** The gate cannot decide safely now (Redis down or slow); nothing was taken. */
+  record Unavailable(String reason) implements AdmissionDecision {
+
+    @Override
+    public <T> T accept(Cases<T> cases) {
+      return cases.unavailable(this);
+    }
+  }
+}

@@ -1,0 +1,27 @@
+package io.stockade.command.admission;
+
+/**
+ * Names of the gate's Redis keys. The part in braces is the Redis Cluster hash tag: everything
+ * about one SKU lives in that SKU's slot.
+ */
+final class GateKeys {
+
+  static final String SEQUENCE = "stockade:gate:sequence";
+
+  private GateKeys() {}
+
+  /** Hash of a SKU's counters: available, reserved, sold, limit. */
+  static String counters(String skuId) {
+    return "stockade:sku:{" + skuId + "}";
+  }
+
+  /** Hash of the units each user holds (reserved or confirmed) of a SKU. */
+  static String holders(String skuId) {
+    return "stockade:sku:{" + skuId + "}:holders";
+  }
+
+  /** Hash recording one admitted reservation: its state, user, lines and admission. */
+  static String intent(String reservationId) {
+    return "stockade:reservation:{" + reservationId + "}";
+  }
+}

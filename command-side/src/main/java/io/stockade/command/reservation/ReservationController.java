@@ -1,0 +1,160 @@
+package io.stockade.command.reservation;
+
+import io.stockade.api.reservation.ReservationLine;
+import io.stockade.command.admission.AdmissionDecision;
+import io.stockade.platform.web.ProblemException;
+import io.stockade.platform.web.ProblemResponses;
+import io.stockade.platform.web.ProblemResponses.FieldProblem;
+import jakarta.validation.Valid;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+@RestController
+@RequestMapping("/api/reservations")
+class ReservationController {
+
+  private final ReservingStock reservingStock;
+  private final ReservationRules rules;
+
+  ReservationController(ReservingStock reservingStock, ReservationRules rules) {
+    this.reservingStock = reservingStock;
+    this.rules = rules;
+  }
+
+  record ReservationResponse(
+      String reservationId, String status, List<ReservationLine> lines, Instant expiresAt) {}
+
+  @PostMapping
+  ResponseEntity<ReservationResponse> reserve(@RequestBody @Valid ReserveRequest request) {
+    List<ReserveRequest.MergedLine> merged = request.mergedLines();
+    checkRules(request, merged);
+    List<ReservationLine> lines = merged.stream().map(ReserveRequest.MergedLine::toLine).toList();
+    Duration hold =
+        request.holdSeconds() == null
+            ? rules.defaultHold()
+            : Duration.ofSeconds(request.holdSeconds());
+    AdmissionDecision decision;
+    try {
+      decision = reservingStock.reserve(request.reservationId(), request.userId(), lines, hold);
+    } catch (RecordingFailedException e) {
+      throw ProblemException.unavailable(
+          "event-store-unavailable",
+          "The reservation could not be recorded; nothing was sold. Retry with the same reservationId.",
+          1);
+    }
+    return decision.accept(new ToResponse(request, lines));
+  }
+
+  /** Maps each gate outcome to the contract's answer. */
+  private record ToResponse(ReserveRequest request, List<ReservationLine> lines)
+      implements AdmissionDecision.Cases<ResponseEntity<ReservationResponse>> {
+
+    @Override
+    public ResponseEntity<ReservationResponse> admitted(AdmissionDecision.Admitted admitted) {
+      return ResponseEntity.status(HttpStatus.CREATED)
+          .body(
+              new ReservationResponse(
+                  request.reservationId(), "RESERVED", lines, admitted.expiresAt()));
+    }
+
+    @Override
+    public ResponseEntity<ReservationResponse> duplicate(AdmissionDecision.Duplicate duplicate) {
+      return ResponseEntity.ok(
+          new ReservationResponse(
+              request.reservationId(), duplicate.state(), lines, duplicate.expiresAt()));
+    }
+
+    @Override
+    public ResponseEntity<ReservationResponse> reused(AdmissionDecision.Reused reused) {
+      throw new ProblemException(
+          HttpStatus.UNPROCESSABLE_CONTENT,
+          "reservation-id-reused",
+          "Reservation id reused",
+          "Reservation " + request.reservationId() + " exists with other content.",
+          Map.of("reservationId", request.reservationId()));
+    }
+
+    @Override
+    public ResponseEntity<ReservationResponse> insufficient(
+        AdmissionDecision.Insufficient insufficient) {
+      throw new ProblemException(
+          HttpStatus.CONFLICT,
+          "insufficient-stock",
+          "Insufficient stock",
+          "Not enough stock of SKU " + insufficient.skuId() + "; nothing was reserved.",
+          Map.of("skuId", insufficient.skuId(), "lineIndex", insufficient.lineIndex()));
+    }
+
+    @Override
+    public ResponseEntity<ReservationResponse> limitExceeded(
+        AdmissionDecision.LimitExceeded exceeded) {
+      throw new ProblemException(
+          HttpStatus.CONFLICT,
+          "purchase-limit-exceeded",
+          "Purchase limit exceeded",
+          "User "
+              + request.userId()
+              + " may hold at most "
+              + exceeded.limit()
+              + " units of SKU "
+              + exceeded.skuId()
+              + "; nothing was reserved.",
+          Map.of(
+              "skuId", exceeded.skuId(),
+              "lineIndex", exceeded.lineIndex(),
+              "limit", exceeded.limit(),
+              "alreadyReserved", exceeded.alreadyHeld()));
+    }
+
+    @Override
+    public ResponseEntity<ReservationResponse> unknownSku(AdmissionDecision.UnknownSku unknown) {
+      throw new ProblemException(
+          HttpStatus.NOT_FOUND,
+          "unknown-sku",
+          "Unknown SKU",
+          "SKU " + unknown.skuId() + " is not registered; nothing was reserved.",
+          Map.of("skuId", unknown.skuId(), "lineIndex", unknown.lineIndex()));
+    }
+
+    @Override
+    public ResponseEntity<ReservationResponse> unavailable(
+        AdmissionDecision.Unavailable unavailable) {
+      throw ProblemException.unavailable(
+          "gate-unavailable",
+          "The admission gate cannot decide safely now; nothing was reserved.",
+          1);
+    }
+  }
+
+  private void checkRules(ReserveRequest request, List<ReserveRequest.MergedLine> merged) {
+    List<FieldProblem> errors = new ArrayList<>();
+    if (merged.size() > rules.maxLines()) {
+      errors.add(
+          new FieldProblem("lines", "at most " + rules.maxLines() + " SKUs per reservation"));
+    }
+    for (int i = 0; i < merged.size(); i++) {
+      if (merged.get(i).quantity() > rules.maxQuantity()) {
+        errors.add(
+            new FieldProblem(
+                "lines[" + i + "].quantity",
+                "at most " + rules.maxQuantity() + " units per SKU (after merging lines)"));
+      }
+    }
+    if (request.holdSeconds() != null && request.holdSeconds() > rules.maxHold().toSeconds()) {
+      errors.add(
+          new FieldProblem("holdSeconds", "at most " + rules.maxHold().toSeconds() + " seconds"));
+    }
+    if (!errors.isEmpty()) {
+      throw ProblemResponses.invalidRequest(errors);
+    }
+  }
+}

@@ -1,0 +1,76 @@
+package io.stockade.command.reservation;
+
+import io.stockade.api.reservation.ReservationLine;
+import io.stockade.api.reservation.ReserveStockCommand;
+import io.stockade.command.admission.Admission;
+import io.stockade.command.admission.AdmissionDecision;
+import io.stockade.command.admission.AdmissionGate;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import org.axonframework.commandhandling.gateway.CommandGateway;
+import org.axonframework.modelling.command.AggregateStreamCreationException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.stereotype.Component;
+
+/**
+ * Reserves stock: the gate decides first, then the decision is recorded as an event. A crash
+ * between the two leaves units taken with no event, which errs towards not selling.
+ */
+@Component
+class ReservingStock {
+
+  private static final Logger log = LoggerFactory.getLogger(ReservingStock.class);
+
+  private final AdmissionGate gate;
+  private final CommandGateway commands;
+  private final Clock clock;
+
+  ReservingStock(AdmissionGate gate, CommandGateway commands, Clock clock) {
+    this.gate = gate;
+    this.commands = commands;
+    this.clock = clock;
+  }
+
+  /**
+   * @return the gate's decision; {@code Admitted} and {@code Duplicate} have been recorded
+   * @throws RecordingFailedException when the gate admitted but the event could not be stored
+   */
+  AdmissionDecision reserve(
+      String reservationId, String userId, List<ReservationLine> lines, Duration hold) {
+    Admission admission = new Admission(reservationId, userId, lines, hold, clock.instant());
+    AdmissionDecision decision = gate.reserve(admission);
+    if (decision instanceof AdmissionDecision.Admitted admitted) {
+      record(admission, admitted.sequence(), admitted.admittedAt(), admitted.expiresAt());
+    } else if (decision instanceof AdmissionDecision.Duplicate duplicate) {
+      // The first attempt may have crashed between gate and event: recording again heals it.
+      record(admission, duplicate.sequence(), duplicate.admittedAt(), duplicate.expiresAt());
+    }
+    return decision;
+  }
+
+  private void record(Admission admission, long sequence, Instant admittedAt, Instant expiresAt) {
+    ReserveStockCommand command =
+        new ReserveStockCommand(
+            admission.reservationId(),
+            admission.userId(),
+            admission.lines(),
+            admittedAt,
+            expiresAt,
+            sequence);
+    try {
+      commands.sendAndWait(command);
+    } catch (AggregateStreamCreationException alreadyRecorded) {
+      log.debug("Reservation {} was already recorded", admission.reservationId());
+    } catch (RuntimeException e) {
+      log.error(
+          "Reservation {} was admitted by the gate (sequence {}) but could not be recorded",
+          admission.reservationId(),
+          sequence,
+          e);
+      throw new RecordingFailedException(admission.reservationId(), e);
+    }
+  }
+}

@@ -1,0 +1,30 @@
+package io.stockade.command.sku;
+
+import io.stockade.api.sku.RegisterSkuCommand;
+import io.stockade.api.sku.SkuState;
+import io.stockade.command.admission.AdmissionGate;
+import org.axonframework.commandhandling.gateway.CommandGateway;
+import org.springframework.stereotype.Component;
+
+/**
+ * Registers a SKU: the event first, then the gate's counters. A crash between the two leaves a SKU
+ * the gate does not know yet (it refuses, never oversells); repeating the registration seeds the
+ * gate, since seeding is idempotent.
+ */
+@Component
+class RegisteringSku {
+
+  private final CommandGateway commands;
+  private final AdmissionGate gate;
+
+  RegisteringSku(CommandGateway commands, AdmissionGate gate) {
+    this.commands = commands;
+    this.gate = gate;
+  }
+
+  SkuState register(RegisterSkuCommand command) {
+    SkuState state = commands.sendAndWait(command);
+    gate.register(state.skuId(), state.totalStock(), state.perUserLimit());
+    return state;
+  }
+}

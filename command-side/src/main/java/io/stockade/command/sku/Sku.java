@@ -1,0 +1,55 @@
+package io.stockade.command.sku;
+
+import static org.axonframework.modelling.command.AggregateLifecycle.apply;
+
+import io.stockade.api.sku.RegisterSkuCommand;
+import io.stockade.api.sku.SkuRegistered;
+import io.stockade.api.sku.SkuState;
+import java.util.Objects;
+import org.axonframework.commandhandling.CommandHandler;
+import org.axonframework.eventsourcing.EventSourcingHandler;
+import org.axonframework.modelling.command.AggregateCreationPolicy;
+import org.axonframework.modelling.command.AggregateIdentifier;
+import org.axonframework.modelling.command.CreationPolicy;
+import org.axonframework.spring.stereotype.Aggregate;
+
+/**
+ * A SKU's registration and the stock made sellable for it. Reservations never go through this
+ * aggregate: the admission gate decides them, so one hot SKU does not serialize its buyers here.
+ */
+@Aggregate
+class Sku {
+
+  @AggregateIdentifier private String skuId;
+  private int initialStock;
+  private Integer perUserLimit;
+  private long totalStock;
+
+  Sku() {}
+
+  @CommandHandler
+  @CreationPolicy(AggregateCreationPolicy.CREATE_IF_MISSING)
+  SkuState handle(RegisterSkuCommand command) {
+    if (skuId == null) {
+      apply(new SkuRegistered(command.skuId(), command.initialStock(), command.perUserLimit()));
+      return state(true);
+    }
+    if (initialStock != command.initialStock()
+        || !Objects.equals(perUserLimit, command.perUserLimit())) {
+      throw new SkuAlreadyRegisteredException(state(false));
+    }
+    return state(false);
+  }
+
+  @EventSourcingHandler
+  void on(SkuRegistered event) {
+    skuId = event.skuId();
+    initialStock = event.initialStock();
+    perUserLimit = event.perUserLimit();
+    totalStock = event.initialStock();
+  }
+
+  private SkuState state(boolean created) {
+    return new SkuState(skuId, initialStock, perUserLimit, totalStock, created);
+  }
+}

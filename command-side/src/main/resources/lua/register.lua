@@ -1,0 +1,44 @@
+-- Admission gate: seed a SKU's counters, once.
+--
+-- KEYS[1]   counters of the SKU (hash)   stockade:sku:{<skuId>}
+-- ARGV[1]   initial stock, an integer from 0 to 2^53-1
+-- ARGV[2]   per-user limit, an integer >= 0, or -1 for no limit
+--
+-- Returns:
+--   {1}                            SEEDED: the counters did not exist and now do
+--   {0, available, reserved, sold} EXISTING: the counters were already there; nothing changed
+--   error "ERR_ARGUMENT <reason>"  malformed call; nothing written
+--   error "ERR_TYPE <key>"         the key holds the wrong Redis type; nothing written
+
+local function integer(value, min)
+  if value == nil or not string.match(value, '^%-?%d+$') then
+    return nil
+  end
+  local number = tonumber(value)
+  if number == nil or number < min or number > 9007199254740991 then
+    return nil
+  end
+  return number
+end
+
+if #KEYS ~= 1 or #ARGV ~= 2 then
+  return redis.error_reply('ERR_ARGUMENT expected 1 key and 2 arguments')
+end
+local initial = integer(ARGV[1], 0)
+local limit = integer(ARGV[2], -1)
+if initial == nil then
+  return redis.error_reply('ERR_ARGUMENT initial stock')
+end
+if limit == nil then
+  return redis.error_reply('ERR_ARGUMENT limit')
+end
+local kind = redis.call('TYPE', KEYS[1])['ok']
+if kind == 'hash' then
+  local counters = redis.call('HMGET', KEYS[1], 'available', 'reserved', 'sold')
+  return { 0, tonumber(counters[1]), tonumber(counters[2]), tonumber(counters[3]) }
+end
+if kind ~= 'none' then
+  return redis.error_reply('ERR_TYPE ' .. KEYS[1])
+end
+redis.call('HSET', KEYS[1], 'available', initial, 'reserved', 0, 'sold', 0, 'limit', limit)
+return { 1 }

@@ -1,0 +1,168 @@
+-- Admission gate: reserve every line of one reservation, or none.
+--
+-- KEYS[1]          intent record of the reservation (hash)       stockade:reservation:{<reservationId>}
+-- KEYS[2]          admission sequence (string counter)           stockade:gate:sequence
+-- KEYS[1+2i]       counters of the SKU of line i (hash)          stockade:sku:{<skuId>}
+--                  fields available, reserved, sold, limit (-1 = no per-user limit)
+-- KEYS[2+2i]       units each user holds of that SKU (hash)      stockade:sku:{<skuId>}:holders
+--                  for i = 1..n, in the caller's line order
+-- ARGV[1]          userId
+-- ARGV[2]          fingerprint: the reservation's content in canonical form; a retry must match it
+-- ARGV[3]          now, epoch milliseconds
+-- ARGV[4]          hold, milliseconds until the reservation expires unless confirmed
+-- ARGV[3+2i]       skuId of line i
+-- ARGV[4+2i]       quantity of line i, an integer from 1 to 2^31-1
+--
+-- Lines naming the same SKU are merged (quantities added) before anything is checked;
+-- "line index" below is 0-based in the merged order (first occurrence of each SKU).
+--
+-- Returns:
+--   {1, sequence, admittedAt, expiresAt}          ADMITTED: all lines taken, intent recorded
+--   {2, sequence, admittedAt, expiresAt, state}   DUPLICATE: this reservation was admitted before
+--                                                 with the same content; nothing changed
+--   {3}                                           REUSED: the id is known with other content
+--   {4, lineIndex}                                INSUFFICIENT: not enough available stock
+--   {5, lineIndex, limit, alreadyHeld}            LIMIT_EXCEEDED: the user's allowance is too small
+--   {6, lineIndex}                                UNKNOWN_SKU: no counters for that SKU
+--   error "ERR_ARGUMENT <reason>"                 malformed call; nothing written
+--   error "ERR_TYPE <key>"                        a key holds the wrong Redis type; nothing written
+-- Every check runs before the first write, so a refusal or an error writes nothing.
+
+local MAX_QUANTITY = 2147483647
+
+local function argument_error(reason)
+  return redis.error_reply('ERR_ARGUMENT ' .. reason)
+end
+
+local function integer(value, min, max)
+  if value == nil or not string.match(value, '^%-?%d+$') then
+    return nil
+  end
+  local number = tonumber(value)
+  if number == nil or number < min or number > max then
+    return nil
+  end
+  return number
+end
+
+local function valid_id(value)
+  return value ~= nil and #value >= 1 and #value <= 64 and string.match(value, '^[%w%._%-]+$') ~= nil
+end
+
+local function has_type(key, expected)
+  local actual = redis.call('TYPE', key)['ok']
+  return actual == 'none' or actual == expected
+end
+
+-- Arguments.
+local line_count = (#ARGV - 4) / 2
+if #ARGV < 6 or line_count ~= math.floor(line_count) then
+  return argument_error('expected userId, fingerprint, now, hold and (skuId, quantity) pairs')
+end
+if #KEYS ~= 2 + 2 * line_count then
+  return argument_error('expected 2 + 2 keys per line')
+end
+local user = ARGV[1]
+local fingerprint = ARGV[2]
+if not valid_id(user) then
+  return argument_error('userId')
+end
+if fingerprint == nil or #fingerprint == 0 then
+  return argument_error('fingerprint')
+end
+local now = integer(ARGV[3], 0, 9007199254740991)
+local hold = integer(ARGV[4], 0, 9007199254740991)
+if now == nil then
+  return argument_error('now')
+end
+if hold == nil then
+  return argument_error('hold')
+end
+
+-- Merge lines of the same SKU.
+local merged = {}
+local by_sku = {}
+for i = 1, line_count do
+  local sku = ARGV[3 + 2 * i]
+  local quantity = integer(ARGV[4 + 2 * i], 1, MAX_QUANTITY)
+  if not valid_id(sku) then
+    return argument_error('skuId of line ' .. (i - 1))
+  end
+  if quantity == nil then
+    return argument_error('quantity of line ' .. (i - 1))
+  end
+  local line = by_sku[sku]
+  if line == nil then
+    line = { sku = sku, quantity = 0, counters = KEYS[1 + 2 * i], holders = KEYS[2 + 2 * i] }
+    by_sku[sku] = line
+    merged[#merged + 1] = line
+  end
+  line.quantity = line.quantity + quantity
+end
+
+-- Types of every key, before reading any of them.
+if not has_type(KEYS[1], 'hash') then
+  return redis.error_reply('ERR_TYPE ' .. KEYS[1])
+end
+if not has_type(KEYS[2], 'string') then
+  return redis.error_reply('ERR_TYPE ' .. KEYS[2])
+end
+for _, line in ipairs(merged) do
+  if not has_type(line.counters, 'hash') then
+    return redis.error_reply('ERR_TYPE ' .. line.counters)
+  end
+  if not has_type(line.holders, 'hash') then
+    return redis.error_reply('ERR_TYPE ' .. line.holders)
+  end
+end
+
+-- A reservation id is admitted at most once.
+local intent = redis.call('HMGET', KEYS[1], 'fingerprint', 'sequence', 'admittedAt', 'expiresAt', 'state')
+if intent[1] then
+  if intent[1] ~= fingerprint then
+    return { 3 }
+  end
+  return { 2, tonumber(intent[2]), tonumber(intent[3]), tonumber(intent[4]), intent[5] }
+end
+
+-- Check every line before taking anything.
+for index, line in ipairs(merged) do
+  local counters = redis.call('HMGET', line.counters, 'available', 'limit')
+  if counters[1] == false then
+    return { 6, index - 1 }
+  end
+  local available = integer(counters[1], 0, 9007199254740991)
+  local limit = integer(counters[2] or '-1', -1, 9007199254740991)
+  if available == nil or limit == nil then
+    return redis.error_reply('ERR_TYPE ' .. line.counters)
+  end
+  if available < line.quantity then
+    return { 4, index - 1 }
+  end
+  if limit >= 0 then
+    local held = tonumber(redis.call('HGET', line.holders, user) or '0')
+    if held + line.quantity > limit then
+      return { 5, index - 1, limit, held }
+    end
+  end
+end
+
+-- Take every line and record the intent, in one step.
+local sequence = redis.call('INCR', KEYS[2])
+local expires = now + hold
+local recorded = {}
+for _, line in ipairs(merged) do
+  redis.call('HINCRBY', line.counters, 'available', -line.quantity)
+  redis.call('HINCRBY', line.counters, 'reserved', line.quantity)
+  redis.call('HINCRBY', line.holders, user, line.quantity)
+  recorded[#recorded + 1] = line.sku .. ' ' .. line.quantity
+end
+redis.call('HSET', KEYS[1],
+  'state', 'RESERVED',
+  'user', user,
+  'lines', table.concat(recorded, ' '),
+  'fingerprint', fingerprint,
+  'sequence', sequence,
+  'admittedAt', now,
+  'expiresAt', expires)
+return { 1, sequence, now, expires }
