@@ -48,7 +48,9 @@ class LocalInfraEnvironmentPostProcessor implements EnvironmentPostProcessor, Or
     Map<String, Object> properties = new HashMap<>();
     if (environment.getProperty(PREFIX + "probe-default-ports", Boolean.class, false)) {
       if (needDatabase && LocalInfrastructure.answers(LOOPBACK, DEFAULT_DATABASE_PORT)) {
-        putDatabase(properties, Endpoints.jdbcUrl(LOOPBACK, DEFAULT_DATABASE_PORT, database));
+        boolean mariaDb = LocalInfrastructure.isMariaDb(LOOPBACK, DEFAULT_DATABASE_PORT);
+        putDatabase(
+            properties, Endpoints.jdbcUrl(LOOPBACK, DEFAULT_DATABASE_PORT, database, mariaDb));
         needDatabase = false;
       }
       if (needRedis && LocalInfrastructure.answers(LOOPBACK, DEFAULT_REDIS_PORT)) {

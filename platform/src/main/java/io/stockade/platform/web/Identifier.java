@@ -20,7 +20,12 @@ import java.lang.annotation.Target;
 @NotNull
 @Pattern(regexp = Identifier.PATTERN)
 @ReportAsSingleViolation
-@Target({ElementType.FIELD, ElementType.PARAMETER, ElementType.RECORD_COMPONENT})
+@Target({
+  ElementType.FIELD,
+  ElementType.PARAMETER,
+  ElementType.RECORD_COMPONENT,
+  ElementType.TYPE_USE
+})
 @Retention(RetentionPolicy.RUNTIME)
 public @interface Identifier {
 

@@ -30,8 +30,10 @@ import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExcep
 @RestControllerAdvice
 public class ProblemResponses extends ResponseEntityExceptionHandler {
 
-  /** Prefix of every problem {@code type}; the code follows it. */
-  public static final String TYPE_PREFIX = "urn:stockade:problem:";
+  /**
+   * Prefix of every problem {@code type}, an identifier rather than a page; the code follows it.
+   */
+  public static final String TYPE_PREFIX = "https://stockade.io/problems/";
 
   private static final Logger log = LoggerFactory.getLogger(ProblemResponses.class);
 

@@ -1,0 +1,272 @@
+package io.stockade.command;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.http.HttpMethod;
+import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.web.client.RestClient;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * The command side over HTTP against a real Redis and a real MariaDB/MySQL: what the contract
+ * answers, what the gate holds in Redis and what the event table records.
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+class ReservationHttpIntegrationTest {
+
+  @LocalServerPort private int port;
+  @Autowired private StringRedisTemplate redis;
+  @Autowired private JdbcTemplate jdbc;
+
+  private RestClient http;
+  private String run;
+
+  @BeforeEach
+  void setUp() {
+    http =
+        RestClient.builder()
+            .baseUrl("http://localhost:" + port)
+            .defaultStatusHandler(status -> true, (request, response) -> {})
+            .build();
+    run = UUID.randomUUID().toString().substring(0, 8);
+  }
+
+  @Test
+  void reservesThenRefusesWhatExceedsTheStock() {
+    String sku = "sku-" + run;
+    assertThat(register(sku, 3, null).getStatusCode().value()).isEqualTo(201);
+
+    ResponseEntity<JsonNode> reserved = reserve("O-" + run, "u-1", line(sku, 2));
+    assertThat(reserved.getStatusCode().value()).isEqualTo(201);
+    assertThat(reserved.getBody().get("reservationId").asString()).isEqualTo("O-" + run);
+    assertThat(reserved.getBody().get("status").asString()).isEqualTo("RESERVED");
+    assertThat(reserved.getBody().get("lines").get(0).get("quantity").asInt()).isEqualTo(2);
+    assertThat(reserved.getBody().get("expiresAt").asString()).endsWith("Z");
+    assertThat(counters(sku)).containsEntry("available", "1").containsEntry("reserved", "2");
+    assertThat(redis.opsForHash().get(intentKey("O-" + run), "state")).isEqualTo("RESERVED");
+    assertThat(reservedEvents("O-" + run)).isEqualTo(1);
+
+    ResponseEntity<JsonNode> refused = reserve("O-" + run + "-2", "u-2", line(sku, 2));
+    assertThat(refused.getStatusCode().value()).isEqualTo(409);
+    assertThat(refused.getHeaders().getContentType()).isEqualTo(MediaType.APPLICATION_PROBLEM_JSON);
+    assertThat(refused.getBody().get("type").asString()).endsWith("/insufficient-stock");
+    assertThat(refused.getBody().get("skuId").asString()).isEqualTo(sku);
+    assertThat(refused.getBody().get("lineIndex").asInt()).isZero();
+    assertThat(counters(sku)).containsEntry("available", "1").containsEntry("reserved", "2");
+    assertThat(redis.hasKey(intentKey("O-" + run + "-2"))).isFalse();
+    assertThat(reservedEvents("O-" + run + "-2")).isZero();
+  }
+
+  @Test
+  void reservesAllLinesOrNone() {
+    String plenty = "plenty-" + run;
+    String scarce = "scarce-" + run;
+    register(plenty, 5, null);
+    register(scarce, 1, null);
+
+    ResponseEntity<JsonNode> refused = reserve("O-" + run, "u-1", line(plenty, 2), line(scarce, 2));
+
+    assertThat(refused.getStatusCode().value()).isEqualTo(409);
+    assertThat(refused.getBody().get("skuId").asString()).isEqualTo(scarce);
+    assertThat(refused.getBody().get("lineIndex").asInt()).isEqualTo(1);
+    assertThat(counters(plenty)).containsEntry("available", "5").containsEntry("reserved", "0");
+    assertThat(counters(scarce)).containsEntry("available", "1").containsEntry("reserved", "0");
+    assertThat(reservedEvents("O-" + run)).isZero();
+  }
+
+  @Test
+  void mergesLinesOfTheSameSkuBeforeAdmission() {
+    String sku = "sku-" + run;
+    register(sku, 5, null);
+
+    ResponseEntity<JsonNode> reserved = reserve("O-" + run, "u-1", line(sku, 1), line(sku, 2));
+
+    assertThat(reserved.getStatusCode().value()).isEqualTo(201);
+    assertThat(reserved.getBody().get("lines")).hasSize(1);
+    assertThat(reserved.getBody().get("lines").get(0).get("quantity").asInt()).isEqualTo(3);
+    assertThat(counters(sku)).containsEntry("available", "2").containsEntry("reserved", "3");
+  }
+
+  @Test
+  void aRetryNeverReservesTwice() {
+    String sku = "sku-" + run;
+    register(sku, 5, null);
+
+    ResponseEntity<JsonNode> first = reserve("O-" + run, "u-1", line(sku, 2));
+    ResponseEntity<JsonNode> retry = reserve("O-" + run, "u-1", line(sku, 2));
+
+    assertThat(first.getStatusCode().value()).isEqualTo(201);
+    assertThat(retry.getStatusCode().value()).isEqualTo(200);
+    assertThat(retry.getBody()).isEqualTo(first.getBody());
+    assertThat(counters(sku)).containsEntry("available", "3");
+    assertThat(reservedEvents("O-" + run)).isEqualTo(1);
+  }
+
+  @Test
+  void refusesAReservationIdReusedWithOtherContent() {
+    String sku = "sku-" + run;
+    register(sku, 5, null);
+    reserve("O-" + run, "u-1", line(sku, 2));
+
+    ResponseEntity<JsonNode> reused = reserve("O-" + run, "u-1", line(sku, 1));
+
+    assertThat(reused.getStatusCode().value()).isEqualTo(422);
+    assertThat(reused.getBody().get("type").asString()).endsWith("/reservation-id-reused");
+    assertThat(counters(sku)).containsEntry("available", "3");
+  }
+
+  @Test
+  void rejectsWhenPurchaseLimitWouldBeExceeded() {
+    String sku = "sku-" + run;
+    register(sku, 10, 2);
+    assertThat(reserve("O-" + run, "u-1", line(sku, 2)).getStatusCode().value()).isEqualTo(201);
+
+    ResponseEntity<JsonNode> refused = reserve("O-" + run + "-2", "u-1", line(sku, 1));
+
+    assertThat(refused.getStatusCode().value()).isEqualTo(409);
+    assertThat(refused.getBody().get("type").asString()).endsWith("/purchase-limit-exceeded");
+    assertThat(refused.getBody().get("limit").asInt()).isEqualTo(2);
+    assertThat(refused.getBody().get("alreadyReserved").asInt()).isEqualTo(2);
+    assertThat(counters(sku)).containsEntry("available", "8");
+    assertThat(reserve("O-" + run + "-3", "u-2", line(sku, 2)).getStatusCode().value())
+        .isEqualTo(201);
+  }
+
+  @Test
+  void answersUnknownSkuWithItsId() {
+    ResponseEntity<JsonNode> refused = reserve("O-" + run, "u-1", line("nope-" + run, 1));
+
+    assertThat(refused.getStatusCode().value()).isEqualTo(404);
+    assertThat(refused.getBody().get("type").asString()).endsWith("/unknown-sku");
+    assertThat(refused.getBody().get("skuId").asString()).isEqualTo("nope-" + run);
+    assertThat(redis.hasKey(intentKey("O-" + run))).isFalse();
+  }
+
+  @Test
+  void badInputIsAProblemAndChangesNothing() {
+    String sku = "sku-" + run;
+    register(sku, 5, null);
+
+    List<ResponseEntity<JsonNode>> answers =
+        List.of(
+            reserve("O-" + run + "{x}", "u-1", line(sku, 1)),
+            reserve("O-" + run, "u:1", line(sku, 1)),
+            reserve("O-" + run, "u-1", line(sku, 0)),
+            reserve("O-" + run, "u-1", line(sku, -1)),
+            reserve("O-" + run, "u-1", line(sku, 1_000_001)),
+            reserve("O-" + run, "u-1"),
+            exchange(HttpMethod.POST, "/api/reservations", "{\"reservationId\": "),
+            exchange(
+                HttpMethod.POST,
+                "/api/reservations",
+                "{\"reservationId\":\"O-"
+                    + run
+                    + "\",\"userId\":\"u-1\",\"lines\":[{\"skuId\":\""
+                    + sku
+                    + "\",\"quantity\":99999999999}]}"),
+            exchange(HttpMethod.PUT, "/api/skus/" + "x".repeat(65), "{\"initialStock\":1}"),
+            exchange(HttpMethod.PUT, "/api/skus/ok-" + run, "{\"initialStock\":-1}"));
+
+    for (ResponseEntity<JsonNode> answer : answers) {
+      assertThat(answer.getStatusCode().value()).isEqualTo(400);
+      assertThat(answer.getHeaders().getContentType())
+          .isEqualTo(MediaType.APPLICATION_PROBLEM_JSON);
+      assertThat(answer.getBody().get("type").asString()).endsWith("/invalid-request");
+      assertThat(answer.getBody().get("errors")).isNotEmpty();
+      assertThat(answer.getBody().toString()).doesNotContain("Exception", "at io.", "at org.");
+    }
+    assertThat(counters(sku)).containsEntry("available", "5").containsEntry("reserved", "0");
+    assertThat(redis.hasKey(intentKey("O-" + run))).isFalse();
+    assertThat(redis.hasKey("stockade:sku:{ok-" + run + "}")).isFalse();
+    assertThat(reservedEvents("O-" + run)).isZero();
+  }
+
+  @Test
+  void registeringIsIdempotentAndOtherValuesConflict() {
+    String sku = "sku-" + run;
+
+    ResponseEntity<JsonNode> created = register(sku, 500, 2);
+    ResponseEntity<JsonNode> repeated = register(sku, 500, 2);
+    ResponseEntity<JsonNode> conflicting = register(sku, 400, 2);
+
+    assertThat(created.getStatusCode().value()).isEqualTo(201);
+    assertThat(created.getBody().get("initialStock").asInt()).isEqualTo(500);
+    assertThat(created.getBody().get("perUserLimit").asInt()).isEqualTo(2);
+    assertThat(repeated.getStatusCode().value()).isEqualTo(200);
+    assertThat(repeated.getBody()).isEqualTo(created.getBody());
+    assertThat(conflicting.getStatusCode().value()).isEqualTo(409);
+    assertThat(conflicting.getBody().get("type").asString()).endsWith("/sku-already-registered");
+    assertThat(counters(sku))
+        .containsEntry("available", "500")
+        .containsEntry("limit", "2")
+        .containsEntry("reserved", "0")
+        .containsEntry("sold", "0");
+    assertThat(
+            jdbc.queryForObject(
+                "select count(*) from domain_event_entry where aggregate_identifier = ?",
+                Integer.class,
+                sku))
+        .isEqualTo(1);
+  }
+
+  private ResponseEntity<JsonNode> register(String sku, int stock, Integer limit) {
+    String body =
+        limit == null
+            ? "{\"initialStock\":" + stock + "}"
+            : "{\"initialStock\":" + stock + ",\"perUserLimit\":" + limit + "}";
+    return exchange(HttpMethod.PUT, "/api/skus/" + sku, body);
+  }
+
+  private ResponseEntity<JsonNode> reserve(String reservationId, String user, String... lines) {
+    return exchange(
+        HttpMethod.POST,
+        "/api/reservations",
+        "{\"reservationId\":\""
+            + reservationId
+            + "\",\"userId\":\""
+            + user
+            + "\",\"lines\":["
+            + String.join(",", lines)
+            + "]}");
+  }
+
+  private static String line(String sku, int quantity) {
+    return "{\"skuId\":\"" + sku + "\",\"quantity\":" + quantity + "}";
+  }
+
+  private ResponseEntity<JsonNode> exchange(HttpMethod method, String path, String body) {
+    return http.method(method)
+        .uri(path)
+        .contentType(MediaType.APPLICATION_JSON)
+        .body(body)
+        .retrieve()
+        .toEntity(JsonNode.class);
+  }
+
+  private Map<Object, Object> counters(String sku) {
+    return redis.opsForHash().entries("stockade:sku:{" + sku + "}");
+  }
+
+  private static String intentKey(String reservationId) {
+    return "stockade:reservation:{" + reservationId + "}";
+  }
+
+  private int reservedEvents(String reservationId) {
+    return jdbc.queryForObject(
+        "select count(*) from domain_event_entry where aggregate_identifier = ?"
+            + " and payload_type = 'io.stockade.api.reservation.StockReserved'",
+        Integer.class,
+        reservationId);
+  }
+}

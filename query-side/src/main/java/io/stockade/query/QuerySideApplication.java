@@ -1,0 +1,13 @@
+package io.stockade.query;
+
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.autoconfigure.SpringBootApplication;
+
+/** Projections of the event stream into a MySQL read model, served over REST. */
+@SpringBootApplication
+public class QuerySideApplication {
+
+  public static void main(String[] args) {
+    SpringApplication.run(QuerySideApplication.class, args);
+  }
+}

@@ -1,0 +1,58 @@
+package io.stockade.query.stock;
+
+import io.stockade.api.reservation.ReservationLine;
+import io.stockade.api.reservation.StockReserved;
+import io.stockade.api.sku.SkuRegistered;
+import io.stockade.api.stock.FindStockLevelsQuery;
+import io.stockade.api.stock.FindStockQuery;
+import io.stockade.api.stock.StockLevel;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import org.axonframework.config.ProcessingGroup;
+import org.axonframework.eventhandling.EventHandler;
+import org.axonframework.eventhandling.Timestamp;
+import org.axonframework.queryhandling.QueryHandler;
+import org.springframework.stereotype.Component;
+
+/**
+ * Stock per SKU, from the event stream. Runs in a pooled streaming processor whose token is stored
+ * in the same database transaction as the rows it changes.
+ */
+@Component
+@ProcessingGroup(StockProjection.PROCESSING_GROUP)
+class StockProjection {
+
+  static final String PROCESSING_GROUP = "stock-projection";
+
+  private final StockLevelRepository stockLevels;
+
+  StockProjection(StockLevelRepository stockLevels) {
+    this.stockLevels = stockLevels;
+  }
+
+  @EventHandler
+  void on(SkuRegistered event, @Timestamp Instant at) {
+    stockLevels.save(
+        new StockLevelRow(event.skuId(), event.initialStock(), event.perUserLimit(), at));
+  }
+
+  @EventHandler
+  void on(StockReserved event, @Timestamp Instant at) {
+    for (ReservationLine line : event.lines()) {
+      stockLevels.findById(line.skuId()).ifPresent(row -> row.reserve(line.quantity(), at));
+    }
+  }
+
+  @QueryHandler
+  Optional<StockLevel> handle(FindStockQuery query) {
+    return stockLevels.findById(query.skuId()).map(StockLevelRow::toStockLevel);
+  }
+
+  @QueryHandler
+  List<StockLevel> handle(FindStockLevelsQuery query) {
+    return stockLevels.findAllById(query.skuIds()).stream()
+        .map(StockLevelRow::toStockLevel)
+        .toList();
+  }
+}
