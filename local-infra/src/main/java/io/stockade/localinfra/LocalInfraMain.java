@@ -15,6 +15,8 @@ public final class LocalInfraMain {
   private LocalInfraMain() {}
 
   public static void main(String[] args) throws InterruptedException {
+    // Before the first logger exists: keep the servers' own chatter out of the launcher's log.
+    System.setProperty("logback.configurationFile", "stockade-local-infra-logback.xml");
     Path dataDir = Path.of(args.length > 0 ? args[0] : ".stockade");
     LocalInfrastructure infrastructure = LocalInfrastructure.attachOrStart(dataDir);
     Endpoints endpoints = infrastructure.endpoints();
