@@ -2,9 +2,15 @@ package io.stockade.command;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -218,6 +224,43 @@ class ReservationHttpIntegrationTest {
                 Integer.class,
                 sku))
         .isEqualTo(1);
+  }
+
+  @Test
+  void concurrentRegistrationsOfOneSkuCreateItOnce() throws Exception {
+    String sku = "sku-" + run;
+    int callers = 8;
+    List<Integer> statuses;
+    ExecutorService pool = Executors.newFixedThreadPool(callers);
+    try {
+      CountDownLatch start = new CountDownLatch(1);
+      List<Future<Integer>> answers = new ArrayList<>();
+      for (int i = 0; i < callers; i++) {
+        answers.add(
+            pool.submit(
+                () -> {
+                  start.await();
+                  return register(sku, 50, null).getStatusCode().value();
+                }));
+      }
+      start.countDown();
+      statuses = new ArrayList<>();
+      for (Future<Integer> answer : answers) {
+        statuses.add(answer.get(30, TimeUnit.SECONDS));
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+
+    assertThat(statuses).containsOnly(200, 201);
+    assertThat(statuses).filteredOn(status -> status == 201).hasSize(1);
+    assertThat(
+            jdbc.queryForObject(
+                "select count(*) from domain_event_entry where aggregate_identifier = ?",
+                Integer.class,
+                sku))
+        .isEqualTo(1);
+    assertThat(counters(sku)).containsEntry("available", "50");
   }
 
   private ResponseEntity<JsonNode> register(String sku, int stock, Integer limit) {

@@ -4,6 +4,7 @@ import io.stockade.api.sku.RegisterSkuCommand;
 import io.stockade.api.sku.SkuState;
 import io.stockade.command.admission.AdmissionGate;
 import org.axonframework.commandhandling.gateway.CommandGateway;
+import org.axonframework.modelling.command.AggregateStreamCreationException;
 import org.springframework.stereotype.Component;
 
 /**
@@ -23,7 +24,13 @@ class RegisteringSku {
   }
 
   SkuState register(RegisterSkuCommand command) {
-    SkuState state = commands.sendAndWait(command);
+    SkuState state;
+    try {
+      state = commands.sendAndWait(command);
+    } catch (AggregateStreamCreationException concurrentlyCreated) {
+      // Another request registered the same SKU at the same moment: compare with it.
+      state = commands.sendAndWait(command);
+    }
     gate.register(state.skuId(), state.totalStock(), state.perUserLimit());
     return state;
   }

@@ -13,6 +13,8 @@ import org.axonframework.config.ProcessingGroup;
 import org.axonframework.eventhandling.EventHandler;
 import org.axonframework.eventhandling.Timestamp;
 import org.axonframework.queryhandling.QueryHandler;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 
 /**
@@ -24,6 +26,8 @@ import org.springframework.stereotype.Component;
 class StockProjection {
 
   static final String PROCESSING_GROUP = "stock-projection";
+
+  private static final Logger log = LoggerFactory.getLogger(StockProjection.class);
 
   private final StockLevelRepository stockLevels;
 
@@ -40,7 +44,15 @@ class StockProjection {
   @EventHandler
   void on(StockReserved event, @Timestamp Instant at) {
     for (ReservationLine line : event.lines()) {
-      stockLevels.findById(line.skuId()).ifPresent(row -> row.reserve(line.quantity(), at));
+      stockLevels
+          .findById(line.skuId())
+          .ifPresentOrElse(
+              row -> row.reserve(line.quantity(), at),
+              () ->
+                  log.warn(
+                      "Reservation {} names SKU {}, which the read model does not know",
+                      event.reservationId(),
+                      line.skuId()));
     }
   }
 
