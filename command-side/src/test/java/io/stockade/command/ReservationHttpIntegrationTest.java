@@ -2,6 +2,7 @@ package io.stockade.command;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.stockade.platform.testing.ApiClient;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -21,7 +22,6 @@ import org.springframework.http.HttpMethod;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.web.client.RestClient;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -35,16 +35,12 @@ class ReservationHttpIntegrationTest {
   @Autowired private StringRedisTemplate redis;
   @Autowired private JdbcTemplate jdbc;
 
-  private RestClient http;
+  private ApiClient http;
   private String run;
 
   @BeforeEach
   void setUp() {
-    http =
-        RestClient.builder()
-            .baseUrl("http://localhost:" + port)
-            .defaultStatusHandler(status -> true, (request, response) -> {})
-            .build();
+    http = new ApiClient(port);
     run = UUID.randomUUID().toString().substring(0, 8);
   }
 
@@ -218,12 +214,7 @@ class ReservationHttpIntegrationTest {
         .containsEntry("limit", "2")
         .containsEntry("reserved", "0")
         .containsEntry("sold", "0");
-    assertThat(
-            jdbc.queryForObject(
-                "select count(*) from domain_event_entry where aggregate_identifier = ?",
-                Integer.class,
-                sku))
-        .isEqualTo(1);
+    assertThat(events(sku)).isEqualTo(1);
   }
 
   @Test
@@ -254,12 +245,7 @@ class ReservationHttpIntegrationTest {
 
     assertThat(statuses).containsOnly(200, 201);
     assertThat(statuses).filteredOn(status -> status == 201).hasSize(1);
-    assertThat(
-            jdbc.queryForObject(
-                "select count(*) from domain_event_entry where aggregate_identifier = ?",
-                Integer.class,
-                sku))
-        .isEqualTo(1);
+    assertThat(events(sku)).isEqualTo(1);
     assertThat(counters(sku)).containsEntry("available", "50");
   }
 
@@ -289,12 +275,7 @@ class ReservationHttpIntegrationTest {
   }
 
   private ResponseEntity<JsonNode> exchange(HttpMethod method, String path, String body) {
-    return http.method(method)
-        .uri(path)
-        .contentType(MediaType.APPLICATION_JSON)
-        .body(body)
-        .retrieve()
-        .toEntity(JsonNode.class);
+    return http.send(method, path, body);
   }
 
   private Map<Object, Object> counters(String sku) {
@@ -303,6 +284,13 @@ class ReservationHttpIntegrationTest {
 
   private static String intentKey(String reservationId) {
     return "stockade:reservation:{" + reservationId + "}";
+  }
+
+  private int events(String aggregateId) {
+    return jdbc.queryForObject(
+        "select count(*) from domain_event_entry where aggregate_identifier = ?",
+        Integer.class,
+        aggregateId);
   }
 
   private int reservedEvents(String reservationId) {

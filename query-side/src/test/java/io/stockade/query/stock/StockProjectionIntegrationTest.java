@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.stockade.api.reservation.ReservationLine;
 import io.stockade.api.reservation.StockReserved;
 import io.stockade.api.sku.SkuRegistered;
+import io.stockade.platform.testing.ApiClient;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -20,7 +21,6 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.transaction.support.TransactionTemplate;
-import org.springframework.web.client.RestClient;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -34,16 +34,12 @@ class StockProjectionIntegrationTest {
   @Autowired private EventStore eventStore;
   @Autowired private TransactionTemplate transaction;
 
-  private RestClient http;
+  private ApiClient http;
   private String run;
 
   @BeforeEach
   void setUp() {
-    http =
-        RestClient.builder()
-            .baseUrl("http://localhost:" + port)
-            .defaultStatusHandler(status -> true, (request, response) -> {})
-            .build();
+    http = new ApiClient(port);
     run = UUID.randomUUID().toString().substring(0, 8);
   }
 
@@ -113,6 +109,6 @@ class StockProjectionIntegrationTest {
   }
 
   private ResponseEntity<JsonNode> get(String path) {
-    return http.get().uri(path).retrieve().toEntity(JsonNode.class);
+    return http.get(path);
   }
 }

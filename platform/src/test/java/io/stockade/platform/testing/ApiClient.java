@@ -1,0 +1,37 @@
+package io.stockade.platform.testing;
+
+import org.springframework.http.HttpMethod;
+import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.client.RestClient;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * A plain HTTP client for the services' tests: every status comes back as a response (none is
+ * thrown), bodies as JSON trees.
+ */
+public final class ApiClient {
+
+  private final RestClient http;
+
+  public ApiClient(int port) {
+    http =
+        RestClient.builder()
+            .baseUrl("http://localhost:" + port)
+            .defaultStatusHandler(status -> true, (request, response) -> {})
+            .build();
+  }
+
+  public ResponseEntity<JsonNode> get(String path) {
+    return http.get().uri(path).retrieve().toEntity(JsonNode.class);
+  }
+
+  public ResponseEntity<JsonNode> send(HttpMethod method, String path, String jsonBody) {
+    return http.method(method)
+        .uri(path)
+        .contentType(MediaType.APPLICATION_JSON)
+        .body(jsonBody)
+        .retrieve()
+        .toEntity(JsonNode.class);
+  }
+}
