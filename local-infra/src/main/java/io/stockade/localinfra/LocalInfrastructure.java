@@ -8,7 +8,6 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
@@ -20,7 +19,6 @@ import java.util.Optional;
 import java.util.Properties;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import redis.embedded.RedisServer;
 
 /**
  * A real redis-server and a real MariaDB started on free loopback ports, keeping their data in one
@@ -36,10 +34,10 @@ public final class LocalInfrastructure implements AutoCloseable {
   private static final String STATE_FILE = "endpoints.properties";
 
   private final Endpoints endpoints;
-  private final RedisServer redis;
+  private final EmbeddedRedis redis;
   private final DB database;
 
-  private LocalInfrastructure(Endpoints endpoints, RedisServer redis, DB database) {
+  private LocalInfrastructure(Endpoints endpoints, EmbeddedRedis redis, DB database) {
     this.endpoints = endpoints;
     this.redis = redis;
     this.database = database;
@@ -79,19 +77,10 @@ public final class LocalInfrastructure implements AutoCloseable {
               + "so the database will not survive a restart",
           dataDir);
     }
-    int redisPort = freePort();
-    Path redisDir = Files.createDirectories(dataDir.resolve("redis"));
-    RedisServer redis =
-        RedisServer.newRedisServer()
-            .bind("127.0.0.1")
-            .port(redisPort)
-            .setting("dir " + redisDir.toAbsolutePath())
-            .setting("appendonly yes")
-            .setting("appendfsync everysec")
-            .build();
-    redis.start();
+    EmbeddedRedis redis = EmbeddedRedis.start(dataDir.resolve("redis"));
+    int redisPort = redis.port();
 
-    int dbPort = freePort();
+    int dbPort = EmbeddedRedis.freePort();
     DBConfigurationBuilder config =
         DBConfigurationBuilder.newBuilder()
             .setPort(dbPort)
@@ -183,13 +172,6 @@ public final class LocalInfrastructure implements AutoCloseable {
     }
   }
 
-  private static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      socket.setReuseAddress(true);
-      return socket.getLocalPort();
-    }
-  }
-
   public Endpoints endpoints() {
     return endpoints;
   }
@@ -205,10 +187,8 @@ public final class LocalInfrastructure implements AutoCloseable {
       return;
     }
     try {
-      if (redis.isActive()) {
-        redis.stop();
-      }
-    } catch (IOException e) {
+      redis.stop();
+    } catch (UncheckedIOException e) {
       log.warn("Embedded Redis did not stop cleanly", e);
     }
     try {

@@ -1,8 +1,12 @@
 package io.stockade.command.admission;
 
 /**
- * Decides, atomically and fast, whether a reservation may take stock. The gate is a filter in front
- * of the event store, which stays the record: it can be rebuilt from the events.
+ * Decides, atomically and fast, who may take stock. Each operation is one atomic step in Redis;
+ * the gate is a filter in front of the event store, which stays the record.
+ *
+ * <p>No method throws for an outcome the caller must handle: an unreachable or slow gate is
+ * reported as {@code unavailable} within the configured timeout. A malformed call or a corrupted
+ * key is a bug and throws {@link org.springframework.dao.InvalidDataAccessApiUsageException}.
  */
 public interface AdmissionGate {
 
@@ -13,9 +17,40 @@ public interface AdmissionGate {
    */
   void register(String skuId, long initialStock, Integer perUserLimit);
 
-  /**
-   * Takes every line of the reservation, or none. Never throws for an outcome the caller must
-   * handle: an unreachable gate is {@link AdmissionDecision.Unavailable}.
-   */
+  /** Takes every line of the reservation, or none. */
   AdmissionDecision reserve(Admission admission);
+
+  /** Turns a reservation's reserved units into sold units. */
+  Transition confirm(String reservationId);
+
+  /** Returns a reservation's reserved units to available stock and the user's allowance. */
+  Transition release(String reservationId, String reason);
+
+  /** Adds sellable stock, once per replenishment id. */
+  Replenishment replenish(String skuId, String replenishmentId, long quantity);
+
+  /** The outcome of a confirm or a release. */
+  enum Transition {
+    /** Done now. */
+    DONE,
+    /** Done before: a repeat changes nothing. */
+    ALREADY_DONE,
+    /** Refused: the reservation went the other way (released when confirming, or the reverse). */
+    NOT_ACTIVE,
+    /** The gate has no intent record for the reservation. */
+    UNKNOWN,
+    /** The gate cannot decide safely now; nothing changed. */
+    UNAVAILABLE
+  }
+
+  /** The outcome of a replenishment. */
+  enum Replenishment {
+    APPLIED,
+    /** Applied before with the same quantity; nothing changed. */
+    DUPLICATE,
+    /** Applied before with another quantity; nothing changed. */
+    CONFLICT,
+    UNKNOWN_SKU,
+    UNAVAILABLE
+  }
 }

@@ -20,6 +20,11 @@ final class GateKeys {
     return "stockade:sku:{" + skuId + "}:holders";
   }
 
+  /** Hash of the replenishments applied to a SKU: id to quantity. */
+  static String replenishments(String skuId) {
+    return "stockade:sku:{" + skuId + "}:replenishments";
+  }
+
   /** Hash recording one admitted reservation: its state, user, lines and admission. */
   static String intent(String reservationId) {
     return "stockade:reservation:{" + reservationId + "}";

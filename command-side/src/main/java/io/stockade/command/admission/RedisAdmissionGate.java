@@ -14,38 +14,46 @@ import org.springframework.stereotype.Component;
 
 /**
  * The gate as Lua scripts in Redis ({@code src/main/resources/lua}); each operation is one atomic
- * script call. Scripts run by SHA and are sent again when Redis has forgotten them.
+ * script call. Scripts run by SHA and are sent again when Redis has forgotten them (restart,
+ * failover, {@code SCRIPT FLUSH}).
  */
 @Component
 class RedisAdmissionGate implements AdmissionGate {
 
-  @SuppressWarnings("rawtypes")
-  private static final RedisScript<List> RESERVE =
-      RedisScript.of(new ClassPathResource("lua/reserve.lua"), List.class);
-
-  @SuppressWarnings("rawtypes")
-  private static final RedisScript<List> REGISTER =
-      RedisScript.of(new ClassPathResource("lua/register.lua"), List.class);
+  private static final RedisScript<List<Object>> RESERVE = script("reserve");
+  private static final RedisScript<List<Object>> REGISTER = script("register");
+  private static final RedisScript<List<Object>> CONFIRM = script("confirm");
+  private static final RedisScript<List<Object>> RELEASE = script("release");
+  private static final RedisScript<List<Object>> REPLENISH = script("replenish");
 
   private static final long NO_LIMIT = -1;
 
-  private final StringRedisTemplate redis;
+  /** Replies of confirm.lua and release.lua. */
+  private static final int DONE = 1;
 
-  RedisAdmissionGate(StringRedisTemplate redis) {
+  private static final int ALREADY = 2;
+  private static final int NOT_ACTIVE = 3;
+  private static final int UNKNOWN = 4;
+  private static final int STALE = 5;
+
+  private final StringRedisTemplate redis;
+  private final String retentionMillis;
+
+  RedisAdmissionGate(StringRedisTemplate redis, GateProperties properties) {
     this.redis = redis;
+    this.retentionMillis = String.valueOf(properties.intentRetention().toMillis());
+  }
+
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private static RedisScript<List<Object>> script(String name) {
+    return (RedisScript) RedisScript.of(new ClassPathResource("lua/" + name + ".lua"), List.class);
   }
 
   @Override
   public void register(String skuId, long initialStock, Integer perUserLimit) {
     long limit = perUserLimit == null ? NO_LIMIT : perUserLimit;
     try {
-      redis.execute(
-          REGISTER,
-          List.of(GateKeys.counters(skuId)),
-          String.valueOf(initialStock),
-          String.valueOf(limit));
-    } catch (RedisSystemException e) {
-      throw scriptFailure(e);
+      run(REGISTER, List.of(GateKeys.counters(skuId)), initialStock, limit);
     } catch (DataAccessException e) {
       throw new GateUnavailableException("Gate unreachable while registering " + skuId, e);
     }
@@ -56,30 +64,131 @@ class RedisAdmissionGate implements AdmissionGate {
     List<String> keys = new ArrayList<>();
     keys.add(GateKeys.intent(admission.reservationId()));
     keys.add(GateKeys.SEQUENCE);
-    List<String> args = new ArrayList<>();
+    List<Object> args = new ArrayList<>();
     args.add(admission.userId());
     args.add(admission.fingerprint());
-    args.add(String.valueOf(admission.now().toEpochMilli()));
-    args.add(String.valueOf(admission.hold().toMillis()));
+    args.add(admission.now().toEpochMilli());
+    args.add(admission.hold().toMillis());
     for (ReservationLine line : admission.lines()) {
       keys.add(GateKeys.counters(line.skuId()));
       keys.add(GateKeys.holders(line.skuId()));
       args.add(line.skuId());
-      args.add(String.valueOf(line.quantity()));
+      args.add(line.quantity());
     }
-    List<?> reply;
     try {
-      reply = redis.execute(RESERVE, keys, args.toArray());
-    } catch (RedisSystemException e) {
-      throw scriptFailure(e);
+      return decision(run(RESERVE, keys, args.toArray()), admission.lines());
     } catch (DataAccessException e) {
       return new AdmissionDecision.Unavailable(e.getMessage());
     }
-    return decision(reply, admission.lines());
   }
 
-  private static AdmissionDecision decision(List<?> reply, List<ReservationLine> lines) {
-    int code = number(reply, 0).intValue();
+  @Override
+  public Transition confirm(String reservationId) {
+    return transition(reservationId, CONFIRM, false, null);
+  }
+
+  @Override
+  public Transition release(String reservationId, String reason) {
+    return transition(reservationId, RELEASE, true, reason);
+  }
+
+  /**
+   * Reads the intent's lines, then runs the script with the keys they name; the script checks
+   * that the lines have not changed in between (they can only if the intent expired and the id
+   * was reused), else the read is repeated.
+   */
+  private Transition transition(
+      String reservationId, RedisScript<List<Object>> script, boolean holders, String reason) {
+    String intent = GateKeys.intent(reservationId);
+    try {
+      for (int attempt = 0; attempt < 3; attempt++) {
+        Object lines = redis.opsForHash().get(intent, "lines");
+        if (lines == null) {
+          return Transition.UNKNOWN;
+        }
+        List<String> keys = new ArrayList<>();
+        keys.add(intent);
+        for (ReservationLine line : IntentLines.parse(lines.toString())) {
+          keys.add(GateKeys.counters(line.skuId()));
+          if (holders) {
+            keys.add(GateKeys.holders(line.skuId()));
+          }
+        }
+        Object[] args =
+            reason == null
+                ? new Object[] {retentionMillis, lines}
+                : new Object[] {retentionMillis, lines, reason};
+        switch (code(run(script, keys, args))) {
+          case DONE:
+            return Transition.DONE;
+          case ALREADY:
+            return Transition.ALREADY_DONE;
+          case NOT_ACTIVE:
+            return Transition.NOT_ACTIVE;
+          case UNKNOWN:
+            return Transition.UNKNOWN;
+          case STALE:
+            continue;
+          default:
+            throw new IllegalStateException("Unknown reply of the gate for " + reservationId);
+        }
+      }
+      throw new IllegalStateException("Intent of " + reservationId + " keeps changing");
+    } catch (DataAccessException e) {
+      return Transition.UNAVAILABLE;
+    }
+  }
+
+  @Override
+  public Replenishment replenish(String skuId, String replenishmentId, long quantity) {
+    try {
+      List<Object> reply =
+          run(
+              REPLENISH,
+              List.of(GateKeys.counters(skuId), GateKeys.replenishments(skuId)),
+              replenishmentId,
+              quantity);
+      switch (code(reply)) {
+        case 1:
+          return Replenishment.APPLIED;
+        case 2:
+          return Replenishment.DUPLICATE;
+        case 3:
+          return Replenishment.CONFLICT;
+        case 4:
+          return Replenishment.UNKNOWN_SKU;
+        default:
+          throw new IllegalStateException("Unknown reply of replenish.lua " + reply);
+      }
+    } catch (DataAccessException e) {
+      return Replenishment.UNAVAILABLE;
+    }
+  }
+
+  /**
+   * Runs a script. Its own error replies ({@code ERR_...}) and Lua failures are bugs in the caller
+   * or corrupted keys, never outcomes: they are thrown as {@link
+   * InvalidDataAccessApiUsageException} so that they cannot be mistaken for "Redis cannot answer"
+   * (any other {@link DataAccessException}: refused connection, timeout, LOADING, READONLY...).
+   */
+  private List<Object> run(RedisScript<List<Object>> script, List<String> keys, Object... args) {
+    String[] values = new String[args.length];
+    for (int i = 0; i < args.length; i++) {
+      values[i] = String.valueOf(args[i]);
+    }
+    try {
+      return redis.execute(script, keys, (Object[]) values);
+    } catch (RedisSystemException e) {
+      String message = String.valueOf(e.getMostSpecificCause().getMessage());
+      if (message.startsWith("ERR_") || message.contains("user_script")) {
+        throw new InvalidDataAccessApiUsageException(message, e);
+      }
+      throw e;
+    }
+  }
+
+  private static AdmissionDecision decision(List<Object> reply, List<ReservationLine> lines) {
+    int code = code(reply);
     int index = reply.size() > 1 ? number(reply, 1).intValue() : -1;
     switch (code) {
       case 1:
@@ -98,27 +207,19 @@ class RedisAdmissionGate implements AdmissionGate {
       case 6:
         return new AdmissionDecision.UnknownSku(lines.get(index).skuId(), index);
       default:
-        throw new IllegalStateException("Unknown reserve.lua reply " + reply);
+        throw new IllegalStateException("Unknown reply of reserve.lua " + reply);
     }
   }
 
-  private static Long number(List<?> reply, int index) {
+  private static int code(List<Object> reply) {
+    return number(reply, 0).intValue();
+  }
+
+  private static Long number(List<Object> reply, int index) {
     return ((Number) reply.get(index)).longValue();
   }
 
-  private static Instant instant(List<?> reply, int index) {
+  private static Instant instant(List<Object> reply, int index) {
     return Instant.ofEpochMilli(number(reply, index));
-  }
-
-  /**
-   * A script's error reply is a bug in the caller or a corrupted key, never an outcome: it must not
-   * be mistaken for "Redis is down".
-   */
-  private static RuntimeException scriptFailure(RedisSystemException e) {
-    String message = e.getMostSpecificCause().getMessage();
-    if (message != null && (message.contains("ERR_ARGUMENT") || message.contains("ERR_TYPE"))) {
-      return new InvalidDataAccessApiUsageException(message, e);
-    }
-    return new GateUnavailableException("Gate script failed: " + message, e);
   }
 }

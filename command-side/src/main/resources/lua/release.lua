@@ -1,0 +1,95 @@
+-- Admission gate: return a reservation's reserved units to available stock.
+--
+-- KEYS[1]      intent record of the reservation (hash)   stockade:reservation:{<reservationId>}
+-- KEYS[2i]     counters of the SKU of line i (hash)      stockade:sku:{<skuId>}
+-- KEYS[2i+1]   units each user holds of that SKU (hash)  stockade:sku:{<skuId>}:holders
+--              for i = 1..n, in the order of the intent's lines
+-- ARGV[1]      retention: milliseconds the finished intent is kept (the idempotency window)
+-- ARGV[2]      the intent's lines as the caller read them ("sku qty sku qty ..."); they must match
+-- ARGV[3]      reason (CANCELLED, EXPIRED, ...): [A-Z_]{1,32}
+--
+-- Returns:
+--   {1}   RELEASED: reserved -> available for every line, the user's allowance given back;
+--         the intent is RELEASED (with the reason) and now expires
+--   {2}   ALREADY: it was released before; nothing changed
+--   {3}   NOT_ACTIVE: it was confirmed; nothing changed
+--   {4}   UNKNOWN: no intent for that reservation; nothing changed
+--   {5}   STALE: ARGV[2] differs from the intent's lines; read them again; nothing changed
+--   error "ERR_ARGUMENT <reason>" / "ERR_TYPE <key>" / "ERR_STATE <key>": nothing written
+
+local function integer(value, min)
+  if value == nil or not string.match(value, '^%d+$') then
+    return nil
+  end
+  local number = tonumber(value)
+  if number == nil or number < min or number > 9007199254740991 then
+    return nil
+  end
+  return number
+end
+
+local retention = integer(ARGV[1], 1)
+if retention == nil then
+  return redis.error_reply('ERR_ARGUMENT retention')
+end
+if ARGV[2] == nil then
+  return redis.error_reply('ERR_ARGUMENT lines')
+end
+local reason = ARGV[3]
+if reason == nil or #reason > 32 or not string.match(reason, '^[A-Z_]+$') then
+  return redis.error_reply('ERR_ARGUMENT reason')
+end
+local kind = redis.call('TYPE', KEYS[1])['ok']
+if kind == 'none' then
+  return { 4 }
+end
+if kind ~= 'hash' then
+  return redis.error_reply('ERR_TYPE ' .. KEYS[1])
+end
+local intent = redis.call('HMGET', KEYS[1], 'state', 'lines', 'user')
+if intent[1] == 'RELEASED' then
+  return { 2 }
+end
+if intent[1] ~= 'RESERVED' then
+  return { 3 }
+end
+if intent[2] ~= ARGV[2] then
+  return { 5 }
+end
+local user = intent[3]
+
+local lines = {}
+for sku, quantity in string.gmatch(intent[2], '(%S+) (%d+)') do
+  lines[#lines + 1] = { sku = sku, quantity = tonumber(quantity) }
+end
+if #KEYS ~= 1 + 2 * #lines then
+  return redis.error_reply('ERR_ARGUMENT expected 1 + 2 keys per line')
+end
+for i, line in ipairs(lines) do
+  local counters = KEYS[2 * i]
+  local holders = KEYS[2 * i + 1]
+  if redis.call('TYPE', counters)['ok'] ~= 'hash' then
+    return redis.error_reply('ERR_TYPE ' .. counters)
+  end
+  local holders_kind = redis.call('TYPE', holders)['ok']
+  if holders_kind ~= 'hash' and holders_kind ~= 'none' then
+    return redis.error_reply('ERR_TYPE ' .. holders)
+  end
+  local reserved = tonumber(redis.call('HGET', counters, 'reserved') or '0')
+  if reserved < line.quantity then
+    return redis.error_reply('ERR_STATE ' .. counters .. ' reserved ' .. reserved)
+  end
+end
+
+for i, line in ipairs(lines) do
+  local counters = KEYS[2 * i]
+  local holders = KEYS[2 * i + 1]
+  redis.call('HINCRBY', counters, 'reserved', -line.quantity)
+  redis.call('HINCRBY', counters, 'available', line.quantity)
+  if redis.call('HINCRBY', holders, user, -line.quantity) <= 0 then
+    redis.call('HDEL', holders, user)
+  end
+end
+redis.call('HSET', KEYS[1], 'state', 'RELEASED', 'reason', reason)
+redis.call('PEXPIRE', KEYS[1], retention)
+return { 1 }

@@ -1,0 +1,61 @@
+package io.stockade.command.admission;
+
+import io.stockade.localinfra.EmbeddedRedis;
+import io.stockade.localinfra.LocalInfrastructure;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+/**
+ * The Redis the gate's tests run against, chosen as the whole suite chooses it: the one named by
+ * {@code SPRING_DATA_REDIS_HOST}/{@code _PORT}, else one on 127.0.0.1:6379 (when the build allows
+ * probing), else an embedded redis-server started once for this JVM.
+ */
+final class TestRedis {
+
+  static final Duration TIMEOUT = Duration.ofSeconds(5);
+
+  private static StringRedisTemplate shared;
+
+  private TestRedis() {}
+
+  /** A template on the suite's Redis, shared by every test of this JVM. */
+  static synchronized StringRedisTemplate shared() {
+    if (shared == null) {
+      String host = System.getenv("SPRING_DATA_REDIS_HOST");
+      int port = Integer.parseInt(System.getenv().getOrDefault("SPRING_DATA_REDIS_PORT", "6379"));
+      if (host == null) {
+        host = "127.0.0.1";
+        boolean probe = Boolean.getBoolean("stockade.local-infra.probe-default-ports");
+        if (!probe || !LocalInfrastructure.answers(host, port)) {
+          Path dir =
+              Path.of(System.getProperty("stockade.local-infra.data-dir", "target/local-infra"));
+          EmbeddedRedis redis = EmbeddedRedis.start(dir.resolve("gate-test-redis"));
+          Runtime.getRuntime().addShutdownHook(new Thread(redis::stop));
+          port = redis.port();
+        }
+      }
+      shared = template(host, port, TIMEOUT);
+    }
+    return shared;
+  }
+
+  /** A template of its own on any Redis, with the given command timeout. */
+  static StringRedisTemplate template(String host, int port, Duration timeout) {
+    LettuceConnectionFactory factory =
+        new LettuceConnectionFactory(
+            new RedisStandaloneConfiguration(host, port),
+            LettuceClientConfiguration.builder().commandTimeout(timeout).build());
+    factory.afterPropertiesSet();
+    factory.start();
+    return new StringRedisTemplate(factory);
+  }
+
+  /** The real gate over a template, keeping finished intents for {@code retention}. */
+  static RedisAdmissionGate gate(StringRedisTemplate redis, Duration retention) {
+    return new RedisAdmissionGate(redis, new GateProperties(retention));
+  }
+}
