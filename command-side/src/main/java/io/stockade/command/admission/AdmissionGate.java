@@ -1,12 +1,12 @@
 package io.stockade.command.admission;
 
 /**
- * Decides, atomically and fast, who may take stock. Each operation is one atomic step in Redis;
- * the gate is a filter in front of the event store, which stays the record.
+ * Decides, atomically and fast, who may take stock. Each operation is one atomic step in Redis; the
+ * gate is a filter in front of the event store, which stays the record.
  *
  * <p>No method throws for an outcome the caller must handle: an unreachable or slow gate is
  * reported as {@code unavailable} within the configured timeout. A malformed call or a corrupted
- * key is a bug and throws {@link org.springframework.dao.InvalidDataAccessApiUsageException}.
+ * key is a bug and throws {@link GateScriptException}.
  */
 public interface AdmissionGate {
 

@@ -6,8 +6,6 @@ import java.util.ArrayList;
 import java.util.List;
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.dao.DataAccessException;
-import org.springframework.dao.InvalidDataAccessApiUsageException;
-import org.springframework.data.redis.RedisSystemException;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.stereotype.Component;
@@ -93,9 +91,9 @@ class RedisAdmissionGate implements AdmissionGate {
   }
 
   /**
-   * Reads the intent's lines, then runs the script with the keys they name; the script checks
-   * that the lines have not changed in between (they can only if the intent expired and the id
-   * was reused), else the read is repeated.
+   * Reads the intent's lines, then runs the script with the keys they name; the script checks that
+   * the lines have not changed in between (they can only if the intent expired and the id was
+   * reused), else the read is repeated.
    */
   private Transition transition(
       String reservationId, RedisScript<List<Object>> script, boolean holders, String reason) {
@@ -167,9 +165,9 @@ class RedisAdmissionGate implements AdmissionGate {
 
   /**
    * Runs a script. Its own error replies ({@code ERR_...}) and Lua failures are bugs in the caller
-   * or corrupted keys, never outcomes: they are thrown as {@link
-   * InvalidDataAccessApiUsageException} so that they cannot be mistaken for "Redis cannot answer"
-   * (any other {@link DataAccessException}: refused connection, timeout, LOADING, READONLY...).
+   * or corrupted keys, never outcomes: they are thrown as {@link GateScriptException} so that they
+   * cannot be mistaken for "Redis cannot answer" (any other {@link DataAccessException}: refused
+   * connection, timeout, LOADING, READONLY...).
    */
   private List<Object> run(RedisScript<List<Object>> script, List<String> keys, Object... args) {
     String[] values = new String[args.length];
@@ -178,10 +176,10 @@ class RedisAdmissionGate implements AdmissionGate {
     }
     try {
       return redis.execute(script, keys, (Object[]) values);
-    } catch (RedisSystemException e) {
+    } catch (DataAccessException e) {
       String message = String.valueOf(e.getMostSpecificCause().getMessage());
       if (message.startsWith("ERR_") || message.contains("user_script")) {
-        throw new InvalidDataAccessApiUsageException(message, e);
+        throw new GateScriptException(message, e);
       }
       throw e;
     }

@@ -1,5 +1,6 @@
 package io.stockade.command.admission;
 
+import io.lettuce.core.ClientOptions;
 import io.stockade.localinfra.EmbeddedRedis;
 import io.stockade.localinfra.LocalInfrastructure;
 import java.nio.file.Path;
@@ -48,7 +49,11 @@ final class TestRedis {
     LettuceConnectionFactory factory =
         new LettuceConnectionFactory(
             new RedisStandaloneConfiguration(host, port),
-            LettuceClientConfiguration.builder().commandTimeout(timeout).build());
+            LettuceClientConfiguration.builder()
+                .commandTimeout(timeout)
+                .clientOptions(
+                    GateConfiguration.rejectWhileDisconnected(ClientOptions.builder()).build())
+                .build());
     factory.afterPropertiesSet();
     factory.start();
     return new StringRedisTemplate(factory);

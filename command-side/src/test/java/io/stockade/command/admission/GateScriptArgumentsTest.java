@@ -1,0 +1,282 @@
+package io.stockade.command.admission;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.stockade.api.reservation.ReservationLine;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.springframework.core.io.ClassPathResource;
+import org.springframework.dao.DataAccessException;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.script.RedisScript;
+
+/**
+ * Every malformed call of every gate script is an error reply and changes no key: the scripts
+ * validate arguments and key types before their first write.
+ */
+class GateScriptArgumentsTest {
+
+  private static final String SKU = "args-sku";
+  private static final String RESERVATION = "args-reservation";
+
+  private final StringRedisTemplate redis = TestRedis.shared();
+  private final String run = UUID.randomUUID().toString().substring(0, 8);
+  private final String sku = SKU + "-" + run;
+  private final String reservation = RESERVATION + "-" + run;
+
+  /** A script call: the script, its keys and arguments, and what to corrupt before it runs. */
+  record Call(String script, List<String> keys, List<String> args, Consumer<Fixture> corrupt) {
+
+    Call(String script, List<String> keys, List<String> args) {
+      this(script, keys, args, fixture -> {});
+    }
+  }
+
+  /** Names of this test's keys, for building calls before the run id is known. */
+  record Fixture(StringRedisTemplate redis, String sku, String reservation) {
+
+    String counters() {
+      return GateKeys.counters(sku);
+    }
+
+    String holders() {
+      return GateKeys.holders(sku);
+    }
+
+    String replenishments() {
+      return GateKeys.replenishments(sku);
+    }
+
+    String intent() {
+      return GateKeys.intent(reservation);
+    }
+
+    String fresh() {
+      return GateKeys.intent(reservation + "-new");
+    }
+  }
+
+  static Stream<Arguments> malformedCalls() {
+    return Stream.of(
+        reserve("non-numeric quantity", "u-1", "abc"),
+        reserve("zero quantity", "u-1", "0"),
+        reserve("negative quantity", "u-1", "-1"),
+        reserve("quantity over 2^31-1", "u-1", "2147483648"),
+        reserve("fractional quantity", "u-1", "1.5"),
+        reserve("empty quantity", "u-1", ""),
+        reserve("userId with a space", "u 1", "1"),
+        reserve("empty userId", "", "1"),
+        Arguments.of(
+            "reserve: non-numeric now",
+            (Fn)
+                f ->
+                    new Call(
+                        "reserve",
+                        reserveKeys(f),
+                        List.of("u-1", "fp", "x", "900000", f.sku(), "1"))),
+        Arguments.of(
+            "reserve: negative hold",
+            (Fn)
+                f ->
+                    new Call(
+                        "reserve", reserveKeys(f), List.of("u-1", "fp", "1", "-5", f.sku(), "1"))),
+        Arguments.of(
+            "reserve: skuId with a brace",
+            (Fn)
+                f ->
+                    new Call(
+                        "reserve",
+                        reserveKeys(f),
+                        List.of("u-1", "fp", "1", "900000", "a{b", "1"))),
+        Arguments.of(
+            "reserve: a key missing",
+            (Fn)
+                f ->
+                    new Call(
+                        "reserve",
+                        reserveKeys(f).subList(0, 3),
+                        List.of("u-1", "fp", "1", "900000", f.sku(), "1"))),
+        Arguments.of(
+            "reserve: an argument missing",
+            (Fn)
+                f ->
+                    new Call(
+                        "reserve", reserveKeys(f), List.of("u-1", "fp", "1", "900000", f.sku()))),
+        Arguments.of(
+            "reserve: counters of the wrong type",
+            (Fn) f -> validReserve(f, fx -> replaceWithString(fx, fx.counters()))),
+        Arguments.of(
+            "reserve: holders of the wrong type",
+            (Fn)
+                f ->
+                    validReserve(
+                        f,
+                        fx -> {
+                          fx.redis().delete(fx.holders());
+                          fx.redis().opsForSet().add(fx.holders(), "x");
+                        })),
+        Arguments.of(
+            "reserve: intent of the wrong type",
+            (Fn) f -> validReserve(f, fx -> fx.redis().opsForList().leftPush(fx.fresh(), "x"))),
+        Arguments.of(
+            "register: negative stock",
+            (Fn) f -> new Call("register", List.of(f.counters() + "-new"), List.of("-1", "-1"))),
+        Arguments.of(
+            "register: non-numeric limit",
+            (Fn) f -> new Call("register", List.of(f.counters() + "-new"), List.of("5", "x"))),
+        Arguments.of(
+            "register: counters of the wrong type",
+            (Fn)
+                f ->
+                    new Call(
+                        "register",
+                        List.of(f.counters()),
+                        List.of("5", "-1"),
+                        fx -> replaceWithString(fx, fx.counters()))),
+        Arguments.of(
+            "confirm: zero retention",
+            (Fn)
+                f ->
+                    new Call("confirm", List.of(f.intent(), f.counters()), List.of("0", lines(f)))),
+        Arguments.of(
+            "confirm: non-numeric retention",
+            (Fn)
+                f ->
+                    new Call("confirm", List.of(f.intent(), f.counters()), List.of("x", lines(f)))),
+        Arguments.of(
+            "confirm: a key missing",
+            (Fn) f -> new Call("confirm", List.of(f.intent()), List.of("1000", lines(f)))),
+        Arguments.of(
+            "confirm: counters of the wrong type",
+            (Fn)
+                f ->
+                    new Call(
+                        "confirm",
+                        List.of(f.intent(), f.counters()),
+                        List.of("1000", lines(f)),
+                        fx -> replaceWithString(fx, fx.counters()))),
+        Arguments.of(
+            "release: lower-case reason",
+            (Fn) f -> new Call("release", releaseKeys(f), List.of("1000", lines(f), "cancelled"))),
+        Arguments.of(
+            "release: missing reason",
+            (Fn) f -> new Call("release", releaseKeys(f), List.of("1000", lines(f)))),
+        Arguments.of(
+            "release: holders of the wrong type",
+            (Fn)
+                f ->
+                    new Call(
+                        "release",
+                        releaseKeys(f),
+                        List.of("1000", lines(f), "CANCELLED"),
+                        fx -> replaceWithString(fx, fx.holders()))),
+        Arguments.of(
+            "replenish: zero quantity",
+            (Fn) f -> new Call("replenish", replenishKeys(f), List.of("R-1", "0"))),
+        Arguments.of(
+            "replenish: non-numeric quantity",
+            (Fn) f -> new Call("replenish", replenishKeys(f), List.of("R-1", "ten"))),
+        Arguments.of(
+            "replenish: id with a colon",
+            (Fn) f -> new Call("replenish", replenishKeys(f), List.of("R:1", "5"))),
+        Arguments.of(
+            "replenish: applied ids of the wrong type",
+            (Fn)
+                f ->
+                    new Call(
+                        "replenish",
+                        replenishKeys(f),
+                        List.of("R-1", "5"),
+                        fx -> replaceWithString(fx, fx.replenishments()))));
+  }
+
+  /** Builds a call once the fixture's names are known. */
+  interface Fn {
+    Call build(Fixture fixture);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("malformedCalls")
+  void malformedCallIsAnErrorAndChangesNothing(String name, Fn callOf) {
+    Fixture fixture = new Fixture(redis, sku, reservation);
+    RedisAdmissionGate gate = TestRedis.gate(redis, Duration.ofHours(24));
+    gate.register(sku, 10, 3);
+    gate.reserve(
+        new Admission(
+            reservation,
+            "u-1",
+            List.of(new ReservationLine(sku, 2)),
+            Duration.ofMinutes(15),
+            Instant.now()));
+    Call call = callOf.build(fixture);
+    call.corrupt().accept(fixture);
+    List<String> keys =
+        List.of(
+            fixture.counters(),
+            fixture.counters() + "-new",
+            fixture.holders(),
+            fixture.replenishments(),
+            fixture.intent(),
+            fixture.fresh());
+    Map<String, String> before = GateKeyDump.of(redis, keys);
+
+    assertThatThrownBy(
+            () ->
+                redis.execute(
+                    RedisScript.of(
+                        new ClassPathResource("lua/" + call.script() + ".lua"), List.class),
+                    call.keys(),
+                    call.args().toArray()))
+        .isInstanceOf(DataAccessException.class)
+        .rootCause()
+        .message()
+        .matches("ERR_(ARGUMENT|TYPE) .*");
+    assertThat(GateKeyDump.of(redis, keys)).isEqualTo(before);
+  }
+
+  private static Arguments reserve(String name, String user, String quantity) {
+    return Arguments.of(
+        "reserve: " + name,
+        (Fn)
+            f ->
+                new Call(
+                    "reserve",
+                    reserveKeys(f),
+                    List.of(user, "fp", "1", "900000", f.sku(), quantity)));
+  }
+
+  private static Call validReserve(Fixture f, Consumer<Fixture> corrupt) {
+    return new Call(
+        "reserve", reserveKeys(f), List.of("u-1", "fp", "1", "900000", f.sku(), "1"), corrupt);
+  }
+
+  private static List<String> reserveKeys(Fixture f) {
+    return List.of(f.fresh(), GateKeys.SEQUENCE, f.counters(), f.holders());
+  }
+
+  private static List<String> releaseKeys(Fixture f) {
+    return List.of(f.intent(), f.counters(), f.holders());
+  }
+
+  private static List<String> replenishKeys(Fixture f) {
+    return List.of(f.counters(), f.replenishments());
+  }
+
+  private static String lines(Fixture f) {
+    return f.sku() + " 2";
+  }
+
+  private static void replaceWithString(Fixture fixture, String key) {
+    fixture.redis().delete(key);
+    fixture.redis().opsForValue().set(key, "not a hash");
+  }
+}
