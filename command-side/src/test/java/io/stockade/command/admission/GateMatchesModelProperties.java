@@ -1,0 +1,307 @@
+package io.stockade.command.admission;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.stockade.api.reservation.ReservationLine;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.script.RedisScript;
+
+/**
+ * Pins the admission gate against {@link GateModel}: for any sequence of register, reserve (and
+ * retry), confirm, release and replenish steps, the Redis gate answers every step as the model does
+ * (a retry is answered with the first admission's sequence and current state), and after every step
+ * each SKU's counters and per-user holdings in Redis equal the model's and conserve stock: {@code
+ * available + reserved + sold} is the initial stock plus the applied replenishments, and {@code
+ * available} is never negative. Each try works on keys of its own, drawn from small pools so that
+ * duplicates, reused ids, limits, sold-out SKUs and refused transitions happen often.
+ *
+ * <p>The sequences are random but seeded: the seed is printed, and {@code -Dstockade.test.seed=...}
+ * replays a run.
+ */
+class GateMatchesModelProperties {
+
+  private static final int TRIES = 200;
+
+  private static final int SKUS = 3;
+  private static final int USERS = 3;
+  private static final int RESERVATIONS = 8;
+  private static final int REPLENISHMENTS = 4;
+  private static final Duration HOLD = Duration.ofSeconds(900);
+  private static final Instant NOW = Instant.parse("2030-01-01T12:00:00Z");
+
+  /** HGETALL of every key, in one round trip. */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private static final RedisScript<List<List<String>>> READ_HASHES =
+      (RedisScript)
+          RedisScript.of(
+              "local hashes = {} for i, key in ipairs(KEYS) do"
+                  + " hashes[i] = redis.call('HGETALL', key) end return hashes",
+              List.class);
+
+  private final StringRedisTemplate redis = TestRedis.shared();
+  private final RedisAdmissionGate gate = TestRedis.gate(redis, Duration.ofHours(24));
+
+  sealed interface Step {}
+
+  record Register(String sku, long stock, Integer limit) implements Step {}
+
+  record Reserve(String reservation, String user, List<ReservationLine> lines) implements Step {}
+
+  /** Sends the first content sent for that reservation again, lines reversed; if any. */
+  record Retry(String reservation) implements Step {}
+
+  record Confirm(String reservation) implements Step {}
+
+  record Release(String reservation) implements Step {}
+
+  record Replenish(String sku, String replenishment, long quantity) implements Step {}
+
+  @Test
+  void gateAgreesWithTheModelAndConservesStock() {
+    long seed = Long.getLong("stockade.test.seed", System.nanoTime());
+    System.out.println("gateAgreesWithTheModelAndConservesStock seed=" + seed);
+    Random random = new Random(seed);
+    Map<String, Integer> outcomes = new TreeMap<>();
+    for (int attempt = 0; attempt < TRIES; attempt++) {
+      List<Step> steps = steps(random);
+      try {
+        check(steps, outcomes);
+      } catch (AssertionError e) {
+        throw new AssertionError(
+            "seed " + seed + ", try " + attempt + ", steps " + steps + ": " + e.getMessage(), e);
+      }
+    }
+    System.out.println("outcomes " + outcomes);
+    // The sequences must reach every interesting outcome, or the agreement proves little.
+    assertThat(outcomes)
+        .containsKeys(
+            "Admitted",
+            "Duplicate RESERVED",
+            "Reused",
+            "Insufficient",
+            "LimitExceeded",
+            "UnknownSku",
+            "confirm DONE",
+            "confirm NOT_ACTIVE",
+            "release DONE",
+            "release NOT_ACTIVE",
+            "replenish DUPLICATE",
+            "replenish CONFLICT");
+  }
+
+  private void check(List<Step> steps, Map<String, Integer> outcomes) {
+    String prefix = "t" + UUID.randomUUID().toString().substring(0, 8) + "-";
+    GateModel model = new GateModel();
+    Map<String, Reserve> sent = new HashMap<>();
+    try {
+      for (Step step : steps) {
+        if (step instanceof Retry retry) {
+          Reserve first = sent.get(retry.reservation());
+          if (first == null) {
+            continue;
+          }
+          List<ReservationLine> reversed = new ArrayList<>(first.lines());
+          Collections.reverse(reversed);
+          step = new Reserve(first.reservation(), first.user(), reversed);
+        } else if (step instanceof Reserve reserve) {
+          sent.putIfAbsent(reserve.reservation(), reserve);
+        }
+        outcomes.merge(apply(step, prefix, model), 1, Integer::sum);
+        checkCounters(prefix, model, step);
+      }
+    } finally {
+      redis.delete(keys(prefix));
+    }
+  }
+
+  /** Applies the step to the gate and to the model, checks they answer alike; the answer. */
+  private String apply(Step step, String prefix, GateModel model) {
+    if (step instanceof Register register) {
+      gate.register(prefix + register.sku(), register.stock(), register.limit());
+      model.register(prefix + register.sku(), register.stock(), register.limit());
+      return "Registered";
+    }
+    if (step instanceof Reserve reserve) {
+      Admission admission =
+          new Admission(
+              prefix + reserve.reservation(),
+              prefix + reserve.user(),
+              merged(prefix, reserve.lines()),
+              HOLD,
+              NOW);
+      AdmissionDecision actual = gate.reserve(admission);
+      long sequence = actual instanceof AdmissionDecision.Admitted a ? a.sequence() : -1;
+      assertThat(actual).as("%s", step).isEqualTo(model.reserve(admission, sequence));
+      return actual instanceof AdmissionDecision.Duplicate d
+          ? "Duplicate " + d.state()
+          : actual.getClass().getSimpleName();
+    }
+    if (step instanceof Confirm confirm) {
+      String id = prefix + confirm.reservation();
+      AdmissionGate.Transition actual = gate.confirm(id);
+      assertThat(actual).as("%s", step).isEqualTo(model.confirm(id));
+      return "confirm " + actual;
+    }
+    if (step instanceof Release release) {
+      String id = prefix + release.reservation();
+      AdmissionGate.Transition actual = gate.release(id, "CANCELLED");
+      assertThat(actual).as("%s", step).isEqualTo(model.release(id));
+      return "release " + actual;
+    }
+    Replenish replenish = (Replenish) step;
+    String sku = prefix + replenish.sku();
+    String id = prefix + replenish.replenishment();
+    AdmissionGate.Replenishment actual = gate.replenish(sku, id, replenish.quantity());
+    assertThat(actual).as("%s", step).isEqualTo(model.replenish(sku, id, replenish.quantity()));
+    return "replenish " + actual;
+  }
+
+  /** One line per SKU in the order each first appears, quantities added, as the controller does. */
+  private static List<ReservationLine> merged(String prefix, List<ReservationLine> lines) {
+    Map<String, Integer> quantities = new LinkedHashMap<>();
+    for (ReservationLine line : lines) {
+      quantities.merge(prefix + line.skuId(), line.quantity(), Integer::sum);
+    }
+    List<ReservationLine> merged = new ArrayList<>();
+    quantities.forEach((sku, quantity) -> merged.add(new ReservationLine(sku, quantity)));
+    return merged;
+  }
+
+  /** Compares each SKU's counters and holders in Redis with the model's. */
+  private void checkCounters(String prefix, GateModel model, Step after) {
+    List<String> keys = new ArrayList<>();
+    for (int i = 0; i < SKUS; i++) {
+      keys.add(GateKeys.counters(prefix + "s" + i));
+      keys.add(GateKeys.holders(prefix + "s" + i));
+    }
+    List<List<String>> hashes = redis.execute(READ_HASHES, keys);
+    for (int i = 0; i < SKUS; i++) {
+      String sku = prefix + "s" + i;
+      String where = sku + " after " + after;
+      Map<String, String> counters = map(hashes.get(2 * i));
+      Map<String, String> holders = map(hashes.get(2 * i + 1));
+      Optional<GateModel.Counters> known = model.counters(sku);
+      if (known.isEmpty()) {
+        assertThat(counters).as("counters of unregistered %s", where).isEmpty();
+        assertThat(holders).as("holders of unregistered %s", where).isEmpty();
+        continue;
+      }
+      GateModel.Counters expected = known.get();
+      long available = number(counters, "available");
+      long reserved = number(counters, "reserved");
+      long sold = number(counters, "sold");
+      assertThat(List.of(available, reserved, sold))
+          .as("available, reserved, sold of %s", where)
+          .containsExactly(expected.available, expected.reserved, expected.sold);
+      assertThat(available + reserved + sold).as("stock of %s", where).isEqualTo(expected.total);
+      assertThat(available).as("available of %s", where).isNotNegative();
+      for (int u = 0; u < USERS; u++) {
+        String user = prefix + "u" + u;
+        String held = holders.get(user);
+        assertThat(held == null ? 0 : Long.parseLong(held))
+            .as("units %s holds of %s", user, where)
+            .isEqualTo(model.held(user, sku));
+      }
+    }
+  }
+
+  private static Map<String, String> map(List<String> fieldsAndValues) {
+    Map<String, String> hash = new HashMap<>();
+    for (int i = 0; i < fieldsAndValues.size(); i += 2) {
+      hash.put(fieldsAndValues.get(i), fieldsAndValues.get(i + 1));
+    }
+    return hash;
+  }
+
+  private static long number(Map<String, String> hash, String field) {
+    String value = hash.get(field);
+    assertThat(value).as(field).isNotNull();
+    return Long.parseLong(value);
+  }
+
+  private static List<String> keys(String prefix) {
+    List<String> keys = new ArrayList<>();
+    for (int i = 0; i < SKUS; i++) {
+      String sku = prefix + "s" + i;
+      keys.add(GateKeys.counters(sku));
+      keys.add(GateKeys.holders(sku));
+      keys.add(GateKeys.replenishments(sku));
+    }
+    for (int i = 0; i < RESERVATIONS; i++) {
+      keys.add(GateKeys.intent(prefix + "r" + i));
+    }
+    return keys;
+  }
+
+  /**
+   * A try: most SKUs registered up front (so that most reservations name known SKUs), then 1 to 37
+   * mixed steps. Lower reservation ids are drawn more often, so that confirms and releases often
+   * find an admission.
+   */
+  private static List<Step> steps(Random random) {
+    List<Step> steps = new ArrayList<>();
+    for (int i = 0; i < SKUS; i++) {
+      if (random.nextInt(5) > 0) {
+        steps.add(register(random, "s" + i));
+      }
+    }
+    int mixed = 1 + random.nextInt(40 - SKUS);
+    for (int i = 0; i < mixed; i++) {
+      int kind = random.nextInt(19);
+      if (kind < 2) {
+        steps.add(register(random, pick(random, "s", SKUS)));
+      } else if (kind < 8) {
+        List<ReservationLine> lines = new ArrayList<>();
+        for (int l = 1 + random.nextInt(3); l > 0; l--) {
+          lines.add(new ReservationLine(pick(random, "s", SKUS), 1 + random.nextInt(4)));
+        }
+        steps.add(new Reserve(reservation(random), pick(random, "u", USERS), lines));
+      } else if (kind < 11) {
+        steps.add(new Retry(reservation(random)));
+      } else if (kind < 14) {
+        steps.add(new Confirm(reservation(random)));
+      } else if (kind < 17) {
+        steps.add(new Release(reservation(random)));
+      } else {
+        steps.add(
+            new Replenish(
+                pick(random, "s", SKUS), pick(random, "p", REPLENISHMENTS), 1 + random.nextInt(3)));
+      }
+    }
+    return steps;
+  }
+
+  private static Register register(Random random, String sku) {
+    Integer limit = random.nextInt(5) < 2 ? null : 1 + random.nextInt(4);
+    return new Register(sku, random.nextInt(11), limit);
+  }
+
+  /** r0 is drawn 8 times as often as r7. */
+  private static String reservation(Random random) {
+    int ticket = random.nextInt(RESERVATIONS * (RESERVATIONS + 1) / 2);
+    for (int i = 0; i < RESERVATIONS; i++) {
+      ticket -= RESERVATIONS - i;
+      if (ticket < 0) {
+        return "r" + i;
+      }
+    }
+    throw new IllegalStateException();
+  }
+
+  private static String pick(Random random, String kind, int count) {
+    return kind + random.nextInt(count);
+  }
+}

@@ -1,0 +1,191 @@
+package io.stockade.command.admission;
+
+import io.stockade.api.reservation.ReservationLine;
+import io.stockade.command.admission.AdmissionGate.Replenishment;
+import io.stockade.command.admission.AdmissionGate.Transition;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * The admission gate's semantics, kept as plainly as possible in memory: what {@link
+ * RedisAdmissionGate} must agree with. A user's holdings are not counted but recomputed from the
+ * reservations, so that releasing gives the allowance back by construction.
+ */
+final class GateModel {
+
+  /** The counters of one SKU; {@code total} is the initial stock plus applied replenishments. */
+  static final class Counters {
+    long available;
+    long reserved;
+    long sold;
+    long total;
+    final Integer limit;
+
+    Counters(long initial, Integer limit) {
+      this.available = initial;
+      this.total = initial;
+      this.limit = limit;
+    }
+  }
+
+  private record Intent(
+      String userId,
+      long holdMillis,
+      Map<String, Integer> content,
+      List<ReservationLine> lines,
+      long sequence,
+      Instant admittedAt,
+      Instant expiresAt,
+      String state) {
+
+    Intent moveTo(String next) {
+      return new Intent(userId, holdMillis, content, lines, sequence, admittedAt, expiresAt, next);
+    }
+  }
+
+  private final Map<String, Counters> skus = new HashMap<>();
+  private final Map<String, Intent> intents = new HashMap<>();
+  private final Map<String, Long> replenishments = new HashMap<>();
+
+  void register(String skuId, long initialStock, Integer perUserLimit) {
+    skus.putIfAbsent(skuId, new Counters(initialStock, perUserLimit));
+  }
+
+  Optional<Counters> counters(String skuId) {
+    return Optional.ofNullable(skus.get(skuId));
+  }
+
+  /** Units of the SKU the user holds in reservations that are reserved or confirmed. */
+  long held(String userId, String skuId) {
+    long held = 0;
+    for (Intent intent : intents.values()) {
+      if (intent.userId().equals(userId) && !intent.state().equals("RELEASED")) {
+        for (ReservationLine line : intent.lines()) {
+          if (line.skuId().equals(skuId)) {
+            held += line.quantity();
+          }
+        }
+      }
+    }
+    return held;
+  }
+
+  /**
+   * Decides an admission of already merged lines.
+   *
+   * @param sequence the sequence the gate gave the admission, recorded if the model admits it too
+   */
+  AdmissionDecision reserve(Admission admission, long sequence) {
+    Map<String, Integer> content = new TreeMap<>();
+    for (ReservationLine line : admission.lines()) {
+      content.put(line.skuId(), line.quantity());
+    }
+    long holdMillis = admission.hold().toMillis();
+    Intent known = intents.get(admission.reservationId());
+    if (known != null) {
+      boolean same =
+          known.userId().equals(admission.userId())
+              && known.holdMillis() == holdMillis
+              && known.content().equals(content);
+      return same
+          ? new AdmissionDecision.Duplicate(
+              known.sequence(), known.admittedAt(), known.expiresAt(), known.state())
+          : new AdmissionDecision.Reused();
+    }
+    List<ReservationLine> lines = admission.lines();
+    for (int index = 0; index < lines.size(); index++) {
+      ReservationLine line = lines.get(index);
+      Counters counters = skus.get(line.skuId());
+      if (counters == null) {
+        return new AdmissionDecision.UnknownSku(line.skuId(), index);
+      }
+      if (counters.available < line.quantity()) {
+        return new AdmissionDecision.Insufficient(line.skuId(), index);
+      }
+      long held = held(admission.userId(), line.skuId());
+      if (counters.limit != null && held + line.quantity() > counters.limit) {
+        return new AdmissionDecision.LimitExceeded(line.skuId(), index, counters.limit, held);
+      }
+    }
+    for (ReservationLine line : lines) {
+      Counters counters = skus.get(line.skuId());
+      counters.available -= line.quantity();
+      counters.reserved += line.quantity();
+    }
+    Instant expiresAt = admission.now().plus(admission.hold());
+    intents.put(
+        admission.reservationId(),
+        new Intent(
+            admission.userId(),
+            holdMillis,
+            content,
+            lines,
+            sequence,
+            admission.now(),
+            expiresAt,
+            "RESERVED"));
+    return new AdmissionDecision.Admitted(sequence, admission.now(), expiresAt);
+  }
+
+  Transition confirm(String reservationId) {
+    Intent intent = intents.get(reservationId);
+    if (intent == null) {
+      return Transition.UNKNOWN;
+    }
+    switch (intent.state()) {
+      case "CONFIRMED":
+        return Transition.ALREADY_DONE;
+      case "RELEASED":
+        return Transition.NOT_ACTIVE;
+      default:
+        for (ReservationLine line : intent.lines()) {
+          Counters counters = skus.get(line.skuId());
+          counters.reserved -= line.quantity();
+          counters.sold += line.quantity();
+        }
+        intents.put(reservationId, intent.moveTo("CONFIRMED"));
+        return Transition.DONE;
+    }
+  }
+
+  Transition release(String reservationId) {
+    Intent intent = intents.get(reservationId);
+    if (intent == null) {
+      return Transition.UNKNOWN;
+    }
+    switch (intent.state()) {
+      case "RELEASED":
+        return Transition.ALREADY_DONE;
+      case "CONFIRMED":
+        return Transition.NOT_ACTIVE;
+      default:
+        for (ReservationLine line : intent.lines()) {
+          Counters counters = skus.get(line.skuId());
+          counters.reserved -= line.quantity();
+          counters.available += line.quantity();
+        }
+        intents.put(reservationId, intent.moveTo("RELEASED"));
+        return Transition.DONE;
+    }
+  }
+
+  Replenishment replenish(String skuId, String replenishmentId, long quantity) {
+    Counters counters = skus.get(skuId);
+    if (counters == null) {
+      return Replenishment.UNKNOWN_SKU;
+    }
+    String key = skuId + " " + replenishmentId;
+    Long applied = replenishments.get(key);
+    if (applied != null) {
+      return applied == quantity ? Replenishment.DUPLICATE : Replenishment.CONFLICT;
+    }
+    replenishments.put(key, quantity);
+    counters.available += quantity;
+    counters.total += quantity;
+    return Replenishment.APPLIED;
+  }
+}
