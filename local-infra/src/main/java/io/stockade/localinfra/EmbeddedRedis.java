@@ -9,8 +9,8 @@ import redis.embedded.RedisServer;
 
 /**
  * A real redis-server (the binary bundled by embedded-redis) on a loopback port, with an
- * append-only file in its folder. It can be stopped and started again on the same port, which
- * tests of restarts and outages need.
+ * append-only file in its folder. It can be stopped and started again on the same port, which tests
+ * of restarts and outages need.
  */
 public final class EmbeddedRedis implements AutoCloseable {
 
