@@ -61,11 +61,12 @@ class StockProjectionIntegrationTest {
             1));
 
     await()
-        .atMost(Duration.ofSeconds(30))
+        .atMost(Duration.ofSeconds(60))
         .untilAsserted(
             () -> {
-              JsonNode stock = get("/api/stock/" + sku).getBody();
-              assertThat(stock.get("available").asLong()).isEqualTo(498);
+              ResponseEntity<JsonNode> answer = get("/api/stock/" + sku);
+              assertThat(answer.getStatusCode().value()).isEqualTo(200);
+              assertThat(answer.getBody().get("available").asLong()).isEqualTo(498);
             });
     JsonNode stock = get("/api/stock/" + sku).getBody();
     assertThat(stock.get("skuId").asString()).isEqualTo(sku);

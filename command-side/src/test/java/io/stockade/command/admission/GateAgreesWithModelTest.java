@@ -31,7 +31,7 @@ import org.springframework.data.redis.core.script.RedisScript;
  * <p>The sequences are random but seeded: the seed is printed, and {@code -Dstockade.test.seed=...}
  * replays a run.
  */
-class GateMatchesModelProperties {
+class GateAgreesWithModelTest {
 
   private static final int TRIES = 200;
 
