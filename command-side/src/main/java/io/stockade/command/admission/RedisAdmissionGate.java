@@ -24,13 +24,12 @@ class RedisAdmissionGate implements AdmissionGate {
 
   private static final RedisScript<List<Object>> RESERVE = script("reserve");
   private static final RedisScript<List<Object>> REGISTER = script("register");
-  private static final RedisScript<List<Object>> CONFIRM = script("confirm");
-  private static final RedisScript<List<Object>> RELEASE = script("release");
+  private static final RedisScript<List<Object>> TRANSITION = script("transition");
   private static final RedisScript<List<Object>> REPLENISH = script("replenish");
 
   private static final long NO_LIMIT = -1;
 
-  /** Replies of confirm.lua and release.lua. */
+  /** Replies of transition.lua. */
   private static final int DONE = 1;
 
   private static final int ALREADY = 2;
@@ -95,12 +94,12 @@ class RedisAdmissionGate implements AdmissionGate {
 
   @Override
   public Transition confirm(String reservationId) {
-    return transition(reservationId, CONFIRM, false, null);
+    return transition(reservationId, "CONFIRMED", null);
   }
 
   @Override
   public Transition release(String reservationId, String reason) {
-    return transition(reservationId, RELEASE, true, reason);
+    return transition(reservationId, "RELEASED", reason);
   }
 
   /**
@@ -108,8 +107,7 @@ class RedisAdmissionGate implements AdmissionGate {
    * the lines have not changed in between (they can only if the intent expired and the id was
    * reused), else the read is repeated.
    */
-  private Transition transition(
-      String reservationId, RedisScript<List<Object>> script, boolean holders, String reason) {
+  private Transition transition(String reservationId, String target, String reason) {
     String intent = GateKeys.intent(reservationId);
     try {
       for (int attempt = 0; attempt < 3; attempt++) {
@@ -121,15 +119,13 @@ class RedisAdmissionGate implements AdmissionGate {
         keys.add(intent);
         for (ReservationLine line : IntentLines.parse(lines.toString())) {
           keys.add(GateKeys.counters(line.skuId()));
-          if (holders) {
-            keys.add(GateKeys.holders(line.skuId()));
-          }
+          keys.add(GateKeys.holders(line.skuId()));
         }
         Object[] args =
             reason == null
-                ? new Object[] {retentionMillis, lines}
-                : new Object[] {retentionMillis, lines, reason};
-        switch (code(run(script, keys, args))) {
+                ? new Object[] {target, retentionMillis, lines}
+                : new Object[] {target, retentionMillis, lines, reason};
+        switch (code(run(TRANSITION, keys, args))) {
           case DONE:
             return Transition.DONE;
           case ALREADY:

@@ -143,41 +143,45 @@ class GateScriptArgumentsTest {
                         List.of("5", "-1"),
                         fx -> replaceWithString(fx, fx.counters()))),
         Arguments.of(
-            "confirm: zero retention",
-            (Fn)
-                f ->
-                    new Call("confirm", List.of(f.intent(), f.counters()), List.of("0", lines(f)))),
+            "transition: unknown target state",
+            (Fn) f -> transition(f, List.of("SOLD", "1000", lines(f), "CANCELLED"))),
         Arguments.of(
-            "confirm: non-numeric retention",
-            (Fn)
-                f ->
-                    new Call("confirm", List.of(f.intent(), f.counters()), List.of("x", lines(f)))),
+            "transition: zero retention",
+            (Fn) f -> transition(f, List.of("CONFIRMED", "0", lines(f)))),
         Arguments.of(
-            "confirm: a key missing",
-            (Fn) f -> new Call("confirm", List.of(f.intent()), List.of("1000", lines(f)))),
+            "transition: non-numeric retention",
+            (Fn) f -> transition(f, List.of("CONFIRMED", "x", lines(f)))),
         Arguments.of(
-            "confirm: counters of the wrong type",
+            "transition: a key missing",
             (Fn)
                 f ->
                     new Call(
-                        "confirm",
+                        "transition",
                         List.of(f.intent(), f.counters()),
-                        List.of("1000", lines(f)),
+                        List.of("CONFIRMED", "1000", lines(f)))),
+        Arguments.of(
+            "transition: counters of the wrong type",
+            (Fn)
+                f ->
+                    new Call(
+                        "transition",
+                        transitionKeys(f),
+                        List.of("CONFIRMED", "1000", lines(f)),
                         fx -> replaceWithString(fx, fx.counters()))),
         Arguments.of(
-            "release: lower-case reason",
-            (Fn) f -> new Call("release", releaseKeys(f), List.of("1000", lines(f), "cancelled"))),
+            "transition: lower-case reason",
+            (Fn) f -> transition(f, List.of("RELEASED", "1000", lines(f), "cancelled"))),
         Arguments.of(
-            "release: missing reason",
-            (Fn) f -> new Call("release", releaseKeys(f), List.of("1000", lines(f)))),
+            "transition: release without a reason",
+            (Fn) f -> transition(f, List.of("RELEASED", "1000", lines(f)))),
         Arguments.of(
-            "release: holders of the wrong type",
+            "transition: holders of the wrong type",
             (Fn)
                 f ->
                     new Call(
-                        "release",
-                        releaseKeys(f),
-                        List.of("1000", lines(f), "CANCELLED"),
+                        "transition",
+                        transitionKeys(f),
+                        List.of("RELEASED", "1000", lines(f), "CANCELLED"),
                         fx -> replaceWithString(fx, fx.holders()))),
         Arguments.of(
             "replenish: zero quantity",
@@ -263,7 +267,11 @@ class GateScriptArgumentsTest {
     return List.of(f.fresh(), GateKeys.SEQUENCE, f.counters(), f.holders());
   }
 
-  private static List<String> releaseKeys(Fixture f) {
+  private static Call transition(Fixture f, List<String> args) {
+    return new Call("transition", transitionKeys(f), args);
+  }
+
+  private static List<String> transitionKeys(Fixture f) {
     return List.of(f.intent(), f.counters(), f.holders());
   }
 

@@ -1,42 +1,41 @@
--- Admission gate: return a reservation's reserved units to available stock.
+-- Admission gate: end a reservation, by confirming it (payment succeeded) or releasing it.
 --
 -- KEYS[1]      intent record of the reservation (hash)   stockade:reservation:{<reservationId>}
 -- KEYS[2i]     counters of the SKU of line i (hash)      stockade:sku:{<skuId>}
 -- KEYS[2i+1]   units each user holds of that SKU (hash)  stockade:sku:{<skuId>}:holders
 --              for i = 1..n, in the order of the intent's lines
--- ARGV[1]      retention: milliseconds the finished intent is kept (the idempotency window)
--- ARGV[2]      the intent's lines as the caller read them ("sku qty sku qty ..."); they must match
--- ARGV[3]      reason (CANCELLED, EXPIRED, ...): [A-Z_]{1,32}
+-- ARGV[1]      CONFIRMED or RELEASED: the state to go to
+-- ARGV[2]      retention: milliseconds the finished intent is kept (the idempotency window)
+-- ARGV[3]      the intent's lines as the caller read them ("sku qty sku qty ..."); they must match
+-- ARGV[4]      with RELEASED: the reason (CANCELLED, EXPIRED, ...), [A-Z_]{1,32}
+--
+-- CONFIRMED moves reserved -> sold; the user's allowance is not given back (confirmed units
+-- still count towards the limit). RELEASED moves reserved -> available and gives the user's
+-- allowance back. Either way the intent takes the new state and now expires after the retention.
 --
 -- Returns:
---   {1}   RELEASED: reserved -> available for every line, the user's allowance given back;
---         the intent is RELEASED (with the reason) and now expires
---   {2}   ALREADY: it was released before; nothing changed
---   {3}   NOT_ACTIVE: it was confirmed; nothing changed
+--   {1}   DONE: the reservation went to the state now
+--   {2}   ALREADY: it was in that state before; nothing changed
+--   {3}   NOT_ACTIVE: it went the other way before; nothing changed
 --   {4}   UNKNOWN: no intent for that reservation; nothing changed
---   {5}   STALE: ARGV[2] differs from the intent's lines; read them again; nothing changed
+--   {5}   STALE: ARGV[3] differs from the intent's lines; read them again; nothing changed
 --   error "ERR_ARGUMENT <reason>" / "ERR_TYPE <key>" / "ERR_STATE <key>": nothing written
 
-local function integer(value, min)
-  if value == nil or not string.match(value, '^%d+$') then
-    return nil
-  end
-  local number = tonumber(value)
-  if number == nil or number < min or number > 9007199254740991 then
-    return nil
-  end
-  return number
+local target = ARGV[1]
+if target ~= 'CONFIRMED' and target ~= 'RELEASED' then
+  return redis.error_reply('ERR_ARGUMENT target state')
 end
-
-local retention = integer(ARGV[1], 1)
-if retention == nil then
+local retention = ARGV[2]
+if retention == nil or not string.match(retention, '^%d+$') or tonumber(retention) < 1
+    or tonumber(retention) > 9007199254740991 then
   return redis.error_reply('ERR_ARGUMENT retention')
 end
-if ARGV[2] == nil then
+if ARGV[3] == nil then
   return redis.error_reply('ERR_ARGUMENT lines')
 end
-local reason = ARGV[3]
-if reason == nil or #reason > 32 or not string.match(reason, '^[A-Z_]+$') then
+local reason = ARGV[4]
+if target == 'RELEASED'
+    and (reason == nil or #reason > 32 or not string.match(reason, '^[A-Z_]+$')) then
   return redis.error_reply('ERR_ARGUMENT reason')
 end
 local kind = redis.call('TYPE', KEYS[1])['ok']
@@ -47,13 +46,13 @@ if kind ~= 'hash' then
   return redis.error_reply('ERR_TYPE ' .. KEYS[1])
 end
 local intent = redis.call('HMGET', KEYS[1], 'state', 'lines', 'user')
-if intent[1] == 'RELEASED' then
+if intent[1] == target then
   return { 2 }
 end
 if intent[1] ~= 'RESERVED' then
   return { 3 }
 end
-if intent[2] ~= ARGV[2] then
+if intent[2] ~= ARGV[3] then
   return { 5 }
 end
 local user = intent[3]
@@ -77,6 +76,7 @@ for i, line in ipairs(lines) do
   end
   local reserved = tonumber(redis.call('HGET', counters, 'reserved') or '0')
   if reserved < line.quantity then
+    -- The counters do not hold what the intent says: a gate to rebuild, not to patch.
     return redis.error_reply('ERR_STATE ' .. counters .. ' reserved ' .. reserved)
   end
 end
@@ -85,11 +85,19 @@ for i, line in ipairs(lines) do
   local counters = KEYS[2 * i]
   local holders = KEYS[2 * i + 1]
   redis.call('HINCRBY', counters, 'reserved', -line.quantity)
-  redis.call('HINCRBY', counters, 'available', line.quantity)
-  if redis.call('HINCRBY', holders, user, -line.quantity) <= 0 then
-    redis.call('HDEL', holders, user)
+  if target == 'CONFIRMED' then
+    redis.call('HINCRBY', counters, 'sold', line.quantity)
+  else
+    redis.call('HINCRBY', counters, 'available', line.quantity)
+    if redis.call('HINCRBY', holders, user, -line.quantity) <= 0 then
+      redis.call('HDEL', holders, user)
+    end
   end
 end
-redis.call('HSET', KEYS[1], 'state', 'RELEASED', 'reason', reason)
+if target == 'RELEASED' then
+  redis.call('HSET', KEYS[1], 'state', target, 'reason', reason)
+else
+  redis.call('HSET', KEYS[1], 'state', target)
+end
 redis.call('PEXPIRE', KEYS[1], retention)
 return { 1 }
