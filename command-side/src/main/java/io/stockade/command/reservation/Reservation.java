@@ -2,25 +2,36 @@ package io.stockade.command.reservation;
 
 import static org.axonframework.modelling.command.AggregateLifecycle.apply;
 
+import io.stockade.api.reservation.ConfirmReservationCommand;
+import io.stockade.api.reservation.ReleaseReservationCommand;
+import io.stockade.api.reservation.ReservationLine;
 import io.stockade.api.reservation.ReserveStockCommand;
+import io.stockade.api.reservation.StockConfirmed;
+import io.stockade.api.reservation.StockReleased;
 import io.stockade.api.reservation.StockReserved;
+import java.util.List;
 import org.axonframework.commandhandling.CommandHandler;
 import org.axonframework.eventsourcing.EventSourcingHandler;
 import org.axonframework.modelling.command.AggregateIdentifier;
 import org.axonframework.spring.stereotype.Aggregate;
 
 /**
- * One reservation's life. It records what the admission gate decided; the gate, not this aggregate,
- * guards the stock, so reservations of one hot SKU do not contend here.
+ * One reservation's life: reserved, then confirmed or released, once. It records what the admission
+ * gate decided; the gate, not this aggregate, guards the stock, so reservations of one hot SKU do
+ * not contend here.
  */
 @Aggregate
 class Reservation {
 
   enum Status {
-    RESERVED
+    RESERVED,
+    CONFIRMED,
+    RELEASED
   }
 
   @AggregateIdentifier private String reservationId;
+  private String userId;
+  private List<ReservationLine> lines;
   private Status status;
 
   Reservation() {}
@@ -37,9 +48,45 @@ class Reservation {
             command.admissionSequence()));
   }
 
+  /** Confirms once; a repeat changes nothing; a released reservation cannot be confirmed. */
+  @CommandHandler
+  void handle(ConfirmReservationCommand command) {
+    if (status == Status.CONFIRMED) {
+      return;
+    }
+    if (status != Status.RESERVED) {
+      throw new ReservationNotActiveException(reservationId, status);
+    }
+    apply(new StockConfirmed(reservationId, userId, lines, command.confirmedAt()));
+  }
+
+  /** Releases once; a repeat changes nothing; a confirmed reservation cannot be released. */
+  @CommandHandler
+  void handle(ReleaseReservationCommand command) {
+    if (status == Status.RELEASED) {
+      return;
+    }
+    if (status != Status.RESERVED) {
+      throw new ReservationNotActiveException(reservationId, status);
+    }
+    apply(new StockReleased(reservationId, userId, lines, command.reason(), command.releasedAt()));
+  }
+
   @EventSourcingHandler
   void on(StockReserved event) {
     reservationId = event.reservationId();
+    userId = event.userId();
+    lines = event.lines();
     status = Status.RESERVED;
+  }
+
+  @EventSourcingHandler
+  void on(StockConfirmed event) {
+    status = Status.CONFIRMED;
+  }
+
+  @EventSourcingHandler
+  void on(StockReleased event) {
+    status = Status.RELEASED;
   }
 }

@@ -2,17 +2,21 @@ package io.stockade.command.reservation;
 
 import io.stockade.api.reservation.ReservationLine;
 import io.stockade.command.admission.AdmissionDecision;
+import io.stockade.platform.web.Identifier;
 import io.stockade.platform.web.ProblemException;
 import io.stockade.platform.web.ProblemResponses;
 import io.stockade.platform.web.ProblemResponses.FieldProblem;
 import jakarta.validation.Valid;
+import jakarta.validation.constraints.Pattern;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.axonframework.modelling.command.AggregateNotFoundException;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestMapping;
@@ -23,11 +27,68 @@ import org.springframework.web.bind.annotation.RestController;
 class ReservationController {
 
   private final ReservingStock reservingStock;
+  private final EndingReservation endingReservation;
   private final ReservationRules rules;
 
-  ReservationController(ReservingStock reservingStock, ReservationRules rules) {
+  ReservationController(
+      ReservingStock reservingStock, EndingReservation endingReservation, ReservationRules rules) {
     this.reservingStock = reservingStock;
+    this.endingReservation = endingReservation;
     this.rules = rules;
+  }
+
+  record StatusResponse(String reservationId, String status) {}
+
+  /**
+   * The optional body of a release.
+   *
+   * @param reason why the reservation ends unpaid; EXPIRED is the deadline's own
+   */
+  record ReleaseRequest(@Pattern(regexp = "(?!EXPIRED$)[A-Z_]{1,32}") String reason) {}
+
+  @PostMapping("/{reservationId}/confirm")
+  StatusResponse confirm(@PathVariable @Identifier String reservationId) {
+    try {
+      endingReservation.confirm(reservationId);
+    } catch (ReservationNotActiveException e) {
+      throw notActive(reservationId, e);
+    } catch (AggregateNotFoundException e) {
+      throw unknownReservation(reservationId);
+    }
+    return new StatusResponse(reservationId, "CONFIRMED");
+  }
+
+  @PostMapping("/{reservationId}/release")
+  StatusResponse release(
+      @PathVariable @Identifier String reservationId,
+      @RequestBody(required = false) @Valid ReleaseRequest request) {
+    String reason = request == null || request.reason() == null ? "CANCELLED" : request.reason();
+    try {
+      endingReservation.release(reservationId, reason);
+    } catch (ReservationNotActiveException e) {
+      throw notActive(reservationId, e);
+    } catch (AggregateNotFoundException e) {
+      throw unknownReservation(reservationId);
+    }
+    return new StatusResponse(reservationId, "RELEASED");
+  }
+
+  private static ProblemException notActive(String reservationId, ReservationNotActiveException e) {
+    return new ProblemException(
+        HttpStatus.CONFLICT,
+        "reservation-not-active",
+        "Reservation not active",
+        "Reservation " + reservationId + " is already " + e.status() + "; nothing was changed.",
+        Map.of("reservationId", reservationId, "status", e.status().name()));
+  }
+
+  private static ProblemException unknownReservation(String reservationId) {
+    return new ProblemException(
+        HttpStatus.NOT_FOUND,
+        "unknown-reservation",
+        "Unknown reservation",
+        "There is no reservation " + reservationId + ".",
+        Map.of("reservationId", reservationId));
   }
 
   record ReservationResponse(

@@ -31,7 +31,9 @@ class RegisteringSku {
       // Another request registered the same SKU at the same moment: compare with it.
       state = commands.sendAndWait(command);
     }
-    gate.register(state.skuId(), state.totalStock(), state.perUserLimit());
+    // The initial stock only: replenishments reach the gate one by one, with their ids, so that
+    // none can be counted twice.
+    gate.register(state.skuId(), state.initialStock(), state.perUserLimit());
     return state;
   }
 }

@@ -3,8 +3,12 @@ package io.stockade.command.sku;
 import static org.axonframework.modelling.command.AggregateLifecycle.apply;
 
 import io.stockade.api.sku.RegisterSkuCommand;
+import io.stockade.api.sku.ReplenishStockCommand;
 import io.stockade.api.sku.SkuRegistered;
 import io.stockade.api.sku.SkuState;
+import io.stockade.api.sku.StockReplenished;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Objects;
 import org.axonframework.commandhandling.CommandHandler;
 import org.axonframework.eventsourcing.EventSourcingHandler;
@@ -14,8 +18,9 @@ import org.axonframework.modelling.command.CreationPolicy;
 import org.axonframework.spring.stereotype.Aggregate;
 
 /**
- * A SKU's registration and the stock made sellable for it. Reservations never go through this
- * aggregate: the admission gate decides them, so one hot SKU does not serialize its buyers here.
+ * A SKU's registration and the stock made sellable for it (initial stock and replenishments).
+ * Reservations never go through this aggregate: the admission gate decides them, so one hot SKU
+ * does not serialize its buyers here.
  */
 @Aggregate
 class Sku {
@@ -24,6 +29,7 @@ class Sku {
   private int initialStock;
   private Integer perUserLimit;
   private long totalStock;
+  private final Map<String, Integer> replenishments = new HashMap<>();
 
   Sku() {}
 
@@ -39,6 +45,26 @@ class Sku {
       throw new SkuAlreadyRegisteredException(state(false));
     }
     return state(false);
+  }
+
+  /** Adds stock once per replenishment id; the same id with another quantity is refused. */
+  @CommandHandler
+  SkuState handle(ReplenishStockCommand command) {
+    Integer applied = replenishments.get(command.replenishmentId());
+    if (applied == null) {
+      apply(new StockReplenished(command.skuId(), command.replenishmentId(), command.quantity()));
+      return state(true);
+    }
+    if (applied != command.quantity()) {
+      throw new ReplenishmentIdReusedException(command.replenishmentId(), applied);
+    }
+    return state(false);
+  }
+
+  @EventSourcingHandler
+  void on(StockReplenished event) {
+    replenishments.put(event.replenishmentId(), event.quantity());
+    totalStock += event.quantity();
   }
 
   @EventSourcingHandler

@@ -1,6 +1,7 @@
 package io.stockade.command.sku;
 
 import io.stockade.api.sku.RegisterSkuCommand;
+import io.stockade.api.sku.ReplenishStockCommand;
 import io.stockade.api.sku.SkuState;
 import io.stockade.command.admission.GateUnavailableException;
 import io.stockade.platform.web.Identifier;
@@ -9,12 +10,15 @@ import jakarta.validation.Valid;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
+import jakarta.validation.constraints.Positive;
 import jakarta.validation.constraints.PositiveOrZero;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.axonframework.modelling.command.AggregateNotFoundException;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.PutMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestMapping;
@@ -25,9 +29,45 @@ import org.springframework.web.bind.annotation.RestController;
 class SkuController {
 
   private final RegisteringSku registeringSku;
+  private final ReplenishingStock replenishingStock;
 
-  SkuController(RegisteringSku registeringSku) {
+  SkuController(RegisteringSku registeringSku, ReplenishingStock replenishingStock) {
     this.registeringSku = registeringSku;
+    this.replenishingStock = replenishingStock;
+  }
+
+  record ReplenishRequest(
+      @Identifier String replenishmentId, @NotNull @Positive @Max(1_000_000) Integer quantity) {}
+
+  @PostMapping("/{skuId}/replenishments")
+  ResponseEntity<SkuResponse> replenish(
+      @PathVariable @Identifier String skuId, @RequestBody @Valid ReplenishRequest request) {
+    SkuState state;
+    try {
+      state =
+          replenishingStock.replenish(
+              new ReplenishStockCommand(skuId, request.replenishmentId(), request.quantity()));
+    } catch (AggregateNotFoundException e) {
+      throw new ProblemException(
+          HttpStatus.NOT_FOUND,
+          "unknown-sku",
+          "Unknown SKU",
+          "SKU " + skuId + " is not registered; nothing was replenished.",
+          Map.of("skuId", skuId));
+    } catch (ReplenishmentIdReusedException e) {
+      throw new ProblemException(
+          HttpStatus.UNPROCESSABLE_CONTENT,
+          "replenishment-id-reused",
+          "Replenishment id reused",
+          "Replenishment "
+              + request.replenishmentId()
+              + " was applied with another quantity; nothing was changed.",
+          Map.of(
+              "replenishmentId", request.replenishmentId(),
+              "appliedQuantity", e.appliedQuantity()));
+    }
+    return ResponseEntity.status(state.created() ? HttpStatus.CREATED : HttpStatus.OK)
+        .body(SkuResponse.of(state));
   }
 
   record RegisterSkuRequest(

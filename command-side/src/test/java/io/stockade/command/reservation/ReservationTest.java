@@ -1,7 +1,11 @@
 package io.stockade.command.reservation;
 
+import io.stockade.api.reservation.ConfirmReservationCommand;
+import io.stockade.api.reservation.ReleaseReservationCommand;
 import io.stockade.api.reservation.ReservationLine;
 import io.stockade.api.reservation.ReserveStockCommand;
+import io.stockade.api.reservation.StockConfirmed;
+import io.stockade.api.reservation.StockReleased;
 import io.stockade.api.reservation.StockReserved;
 import java.time.Instant;
 import java.util.List;
@@ -21,6 +25,64 @@ class ReservationTest {
   @BeforeEach
   void setUp() {
     fixture = new AggregateTestFixture<>(Reservation.class);
+  }
+
+  private static final Instant LATER = Instant.parse("2026-11-30T10:05:00Z");
+  private static final StockReserved RESERVED =
+      new StockReserved("O-1", "u-42", LINES, RESERVED_AT, EXPIRES_AT, 17);
+
+  @Test
+  void confirmsOnceWithWhatAnAuditorNeeds() {
+    fixture
+        .given(RESERVED)
+        .when(new ConfirmReservationCommand("O-1", LATER))
+        .expectEvents(new StockConfirmed("O-1", "u-42", LINES, LATER));
+  }
+
+  @Test
+  void aRepeatedConfirmChangesNothing() {
+    fixture
+        .given(RESERVED, new StockConfirmed("O-1", "u-42", LINES, LATER))
+        .when(new ConfirmReservationCommand("O-1", LATER.plusSeconds(1)))
+        .expectSuccessfulHandlerExecution()
+        .expectNoEvents();
+  }
+
+  @Test
+  void releasesOnceWithItsReason() {
+    fixture
+        .given(RESERVED)
+        .when(new ReleaseReservationCommand("O-1", "CANCELLED", LATER))
+        .expectEvents(new StockReleased("O-1", "u-42", LINES, "CANCELLED", LATER));
+  }
+
+  @Test
+  void aRepeatedReleaseChangesNothing() {
+    fixture
+        .given(RESERVED, new StockReleased("O-1", "u-42", LINES, "EXPIRED", LATER))
+        .when(new ReleaseReservationCommand("O-1", "CANCELLED", LATER.plusSeconds(1)))
+        .expectSuccessfulHandlerExecution()
+        .expectNoEvents();
+  }
+
+  @Test
+  void aConfirmedReservationCannotBeReleased() {
+    fixture
+        .given(RESERVED, new StockConfirmed("O-1", "u-42", LINES, LATER))
+        .when(new ReleaseReservationCommand("O-1", "CANCELLED", LATER))
+        .expectNoEvents()
+        .expectException(ReservationNotActiveException.class)
+        .expectExceptionMessage("Reservation O-1 is CONFIRMED");
+  }
+
+  @Test
+  void aReleasedReservationCannotBeConfirmed() {
+    fixture
+        .given(RESERVED, new StockReleased("O-1", "u-42", LINES, "EXPIRED", LATER))
+        .when(new ConfirmReservationCommand("O-1", LATER))
+        .expectNoEvents()
+        .expectException(ReservationNotActiveException.class)
+        .expectExceptionMessage("Reservation O-1 is RELEASED");
   }
 
   @Test

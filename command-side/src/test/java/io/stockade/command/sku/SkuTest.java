@@ -1,8 +1,10 @@
 package io.stockade.command.sku;
 
 import io.stockade.api.sku.RegisterSkuCommand;
+import io.stockade.api.sku.ReplenishStockCommand;
 import io.stockade.api.sku.SkuRegistered;
 import io.stockade.api.sku.SkuState;
+import io.stockade.api.sku.StockReplenished;
 import org.axonframework.test.aggregate.AggregateTestFixture;
 import org.hamcrest.CustomTypeSafeMatcher;
 import org.junit.jupiter.api.BeforeEach;
@@ -52,6 +54,33 @@ class SkuTest {
         .expectNoEvents()
         .expectException(SkuAlreadyRegisteredException.class)
         .expectExceptionMessage("SKU 1001 is already registered with other values");
+  }
+
+  @Test
+  void replenishesOncePerReplenishmentId() {
+    fixture
+        .given(new SkuRegistered("1001", 500, 2))
+        .when(new ReplenishStockCommand("1001", "R-7", 100))
+        .expectEvents(new StockReplenished("1001", "R-7", 100))
+        .expectResultMessagePayload(new SkuState("1001", 500, 2, 600, true));
+  }
+
+  @Test
+  void aRepeatedReplenishmentChangesNothing() {
+    fixture
+        .given(new SkuRegistered("1001", 500, 2), new StockReplenished("1001", "R-7", 100))
+        .when(new ReplenishStockCommand("1001", "R-7", 100))
+        .expectNoEvents()
+        .expectResultMessagePayload(new SkuState("1001", 500, 2, 600, false));
+  }
+
+  @Test
+  void refusesAReplenishmentIdReusedWithAnotherQuantity() {
+    fixture
+        .given(new SkuRegistered("1001", 500, 2), new StockReplenished("1001", "R-7", 100))
+        .when(new ReplenishStockCommand("1001", "R-7", 50))
+        .expectNoEvents()
+        .expectException(ReplenishmentIdReusedException.class);
   }
 
   @Test

@@ -26,12 +26,12 @@ public final class ApiClient {
     return http.get().uri(path).retrieve().toEntity(JsonNode.class);
   }
 
+  /** Sends {@code jsonBody}, or no body at all when it is {@code null}. */
   public ResponseEntity<JsonNode> send(HttpMethod method, String path, String jsonBody) {
-    return http.method(method)
-        .uri(path)
-        .contentType(MediaType.APPLICATION_JSON)
-        .body(jsonBody)
-        .retrieve()
-        .toEntity(JsonNode.class);
+    RestClient.RequestBodySpec request = http.method(method).uri(path);
+    if (jsonBody != null) {
+      request.contentType(MediaType.APPLICATION_JSON).body(jsonBody);
+    }
+    return request.retrieve().toEntity(JsonNode.class);
   }
 }

@@ -43,6 +43,24 @@ class StockLevelRow {
     updatedAt = at;
   }
 
+  void confirm(long quantity, Instant at) {
+    reserved -= quantity;
+    sold += quantity;
+    updatedAt = at;
+  }
+
+  void release(long quantity, Instant at) {
+    reserved -= quantity;
+    available += quantity;
+    updatedAt = at;
+  }
+
+  void replenish(long quantity, Instant at) {
+    total += quantity;
+    available += quantity;
+    updatedAt = at;
+  }
+
   StockLevel toStockLevel() {
     return new StockLevel(skuId, total, available, reserved, sold, perUserLimit, updatedAt);
   }

@@ -1,14 +1,18 @@
 package io.stockade.query.stock;
 
 import io.stockade.api.reservation.ReservationLine;
+import io.stockade.api.reservation.StockConfirmed;
+import io.stockade.api.reservation.StockReleased;
 import io.stockade.api.reservation.StockReserved;
 import io.stockade.api.sku.SkuRegistered;
+import io.stockade.api.sku.StockReplenished;
 import io.stockade.api.stock.FindStockLevelsQuery;
 import io.stockade.api.stock.FindStockQuery;
 import io.stockade.api.stock.StockLevel;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.BiConsumer;
 import org.axonframework.config.ProcessingGroup;
 import org.axonframework.eventhandling.EventHandler;
 import org.axonframework.eventhandling.Timestamp;
@@ -43,15 +47,39 @@ class StockProjection {
 
   @EventHandler
   void on(StockReserved event, @Timestamp Instant at) {
-    for (ReservationLine line : event.lines()) {
+    forEachLine(event.reservationId(), event.lines(), (row, quantity) -> row.reserve(quantity, at));
+  }
+
+  @EventHandler
+  void on(StockConfirmed event, @Timestamp Instant at) {
+    forEachLine(event.reservationId(), event.lines(), (row, quantity) -> row.confirm(quantity, at));
+  }
+
+  @EventHandler
+  void on(StockReleased event, @Timestamp Instant at) {
+    forEachLine(event.reservationId(), event.lines(), (row, quantity) -> row.release(quantity, at));
+  }
+
+  @EventHandler
+  void on(StockReplenished event, @Timestamp Instant at) {
+    stockLevels
+        .findById(event.skuId())
+        .ifPresentOrElse(
+            row -> row.replenish(event.quantity(), at),
+            () -> log.warn("Replenishment of unknown SKU {}", event.skuId()));
+  }
+
+  private void forEachLine(
+      String reservationId, List<ReservationLine> lines, BiConsumer<StockLevelRow, Long> change) {
+    for (ReservationLine line : lines) {
       stockLevels
           .findById(line.skuId())
           .ifPresentOrElse(
-              row -> row.reserve(line.quantity(), at),
+              row -> change.accept(row, (long) line.quantity()),
               () ->
                   log.warn(
                       "Reservation {} names SKU {}, which the read model does not know",
-                      event.reservationId(),
+                      reservationId,
                       line.skuId()));
     }
   }

@@ -4,8 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.stockade.api.reservation.ReservationLine;
+import io.stockade.api.reservation.StockConfirmed;
+import io.stockade.api.reservation.StockReleased;
 import io.stockade.api.reservation.StockReserved;
 import io.stockade.api.sku.SkuRegistered;
+import io.stockade.api.sku.StockReplenished;
 import io.stockade.platform.testing.ApiClient;
 import java.time.Duration;
 import java.time.Instant;
@@ -84,6 +87,33 @@ class StockProjectionIntegrationTest {
   }
 
   @Test
+  void confirmedUnitsAreSoldReleasedOnesAvailableAndReplenishmentsAddToTheTotal() {
+    String sku = "life-" + run;
+    Instant now = Instant.now();
+    List<ReservationLine> three = List.of(new ReservationLine(sku, 3));
+    List<ReservationLine> two = List.of(new ReservationLine(sku, 2));
+    append(sku, new SkuRegistered(sku, 10, null));
+    append(sku, 1, new StockReplenished(sku, "R-1", 5));
+    append("A-" + run, new StockReserved("A-" + run, "u-1", three, now, now, 1));
+    append("B-" + run, new StockReserved("B-" + run, "u-2", two, now, now, 2));
+    append("A-" + run, 1, new StockConfirmed("A-" + run, "u-1", three, now));
+    append("B-" + run, 1, new StockReleased("B-" + run, "u-2", two, "CANCELLED", now));
+
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () -> {
+              ResponseEntity<JsonNode> answer = get("/api/stock/" + sku);
+              assertThat(answer.getStatusCode().value()).isEqualTo(200);
+              assertThat(answer.getBody().get("sold").asLong()).isEqualTo(3);
+              assertThat(answer.getBody().get("reserved").asLong()).isZero();
+            });
+    JsonNode stock = get("/api/stock/" + sku).getBody();
+    assertThat(stock.get("total").asLong()).isEqualTo(15);
+    assertThat(stock.get("available").asLong()).isEqualTo(12);
+  }
+
+  @Test
   void unknownSkuIsAProblem() {
     ResponseEntity<JsonNode> answer = get("/api/stock/absent-" + run);
 
@@ -102,11 +132,15 @@ class StockProjectionIntegrationTest {
   }
 
   private void append(String aggregateId, Object payload) {
+    append(aggregateId, 0, payload);
+  }
+
+  private void append(String aggregateId, long sequence, Object payload) {
     transaction.executeWithoutResult(
         status ->
             eventStore.publish(
                 new GenericDomainEventMessage<>(
-                    payload.getClass().getSimpleName(), aggregateId, 0, payload)));
+                    payload.getClass().getSimpleName(), aggregateId, sequence, payload)));
   }
 
   private ResponseEntity<JsonNode> get(String path) {

@@ -1,7 +1,7 @@
 package io.stockade.api.reservation;
 
 /** The events of one reservation's stream. */
-public sealed interface ReservationEvent permits StockReserved {
+public sealed interface ReservationEvent permits StockReserved, StockConfirmed, StockReleased {
 
   String reservationId();
 }

@@ -1,0 +1,73 @@
+package io.stockade.command.reservation;
+
+import io.stockade.api.reservation.ConfirmReservationCommand;
+import io.stockade.api.reservation.ReleaseReservationCommand;
+import io.stockade.command.admission.AdmissionGate;
+import io.stockade.command.admission.AdmissionGate.Transition;
+import java.time.Clock;
+import org.axonframework.commandhandling.gateway.CommandGateway;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.stereotype.Component;
+
+/**
+ * Confirms or releases a reservation: the event first, then the gate. A crash in between leaves the
+ * gate behind the record (units still counted as reserved), which errs towards not selling; a
+ * repeat of the request applies the gate's side again, since both sides are idempotent.
+ */
+@Component
+class EndingReservation {
+
+  private static final Logger log = LoggerFactory.getLogger(EndingReservation.class);
+
+  private final CommandGateway commands;
+  private final AdmissionGate gate;
+  private final Clock clock;
+
+  EndingReservation(CommandGateway commands, AdmissionGate gate, Clock clock) {
+    this.commands = commands;
+    this.gate = gate;
+    this.clock = clock;
+  }
+
+  /**
+   * @throws ReservationNotActiveException when it was released
+   * @throws org.axonframework.modelling.command.AggregateNotFoundException when it is unknown
+   */
+  void confirm(String reservationId) {
+    commands.sendAndWait(new ConfirmReservationCommand(reservationId, clock.instant()));
+    follow(reservationId, gate.confirm(reservationId), "confirm");
+  }
+
+  /**
+   * @throws ReservationNotActiveException when it was confirmed
+   * @throws org.axonframework.modelling.command.AggregateNotFoundException when it is unknown
+   */
+  void release(String reservationId, String reason) {
+    commands.sendAndWait(new ReleaseReservationCommand(reservationId, reason, clock.instant()));
+    follow(reservationId, gate.release(reservationId, reason), "release");
+  }
+
+  /** The record has spoken; a gate that could not follow is logged, not answered with an error. */
+  private static void follow(String reservationId, Transition outcome, String operation) {
+    switch (outcome) {
+      case DONE:
+      case ALREADY_DONE:
+        return;
+      case NOT_ACTIVE:
+        log.error(
+            "Gate disagrees with the record: {} of {} refused by the gate",
+            operation,
+            reservationId);
+        return;
+      case UNKNOWN:
+      case UNAVAILABLE:
+      default:
+        log.warn(
+            "Gate did not apply the {} of {} ({}); it lags behind the record",
+            operation,
+            reservationId,
+            outcome);
+    }
+  }
+}

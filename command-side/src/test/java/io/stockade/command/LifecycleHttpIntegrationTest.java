@@ -1,0 +1,165 @@
+package io.stockade.command;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.stockade.platform.testing.ApiClient;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.http.HttpMethod;
+import org.springframework.http.ResponseEntity;
+import org.springframework.jdbc.core.JdbcTemplate;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * Confirm, release and replenish over HTTP against a real Redis and a real database: the event is
+ * recorded, then the gate follows.
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+class LifecycleHttpIntegrationTest {
+
+  @LocalServerPort private int port;
+  @Autowired private StringRedisTemplate redis;
+  @Autowired private JdbcTemplate jdbc;
+
+  private ApiClient http;
+  private String run;
+  private String sku;
+
+  @BeforeEach
+  void setUp() {
+    http = new ApiClient(port);
+    run = UUID.randomUUID().toString().substring(0, 8);
+    sku = "sku-" + run;
+    http.send(HttpMethod.PUT, "/api/skus/" + sku, "{\"initialStock\": 10, \"perUserLimit\": 2}");
+  }
+
+  @Test
+  void confirmTurnsReservedUnitsIntoSoldOnce() {
+    reserve("O-" + run, "u-1", 2);
+
+    ResponseEntity<JsonNode> confirmed = post("/api/reservations/O-" + run + "/confirm", null);
+    ResponseEntity<JsonNode> repeated = post("/api/reservations/O-" + run + "/confirm", null);
+
+    assertThat(confirmed.getStatusCode().value()).isEqualTo(200);
+    assertThat(confirmed.getBody().get("status").asString()).isEqualTo("CONFIRMED");
+    assertThat(confirmed.getBody().get("reservationId").asString()).isEqualTo("O-" + run);
+    assertThat(repeated.getStatusCode().value()).isEqualTo(200);
+    assertThat(repeated.getBody()).isEqualTo(confirmed.getBody());
+    assertThat(counters())
+        .containsEntry("available", "8")
+        .containsEntry("reserved", "0")
+        .containsEntry("sold", "2");
+    assertThat(events("O-" + run, "StockConfirmed")).isEqualTo(1);
+
+    ResponseEntity<JsonNode> release = post("/api/reservations/O-" + run + "/release", null);
+    assertThat(release.getStatusCode().value()).isEqualTo(409);
+    assertThat(release.getBody().get("type").asString()).endsWith("/reservation-not-active");
+    assertThat(counters()).containsEntry("sold", "2").containsEntry("available", "8");
+  }
+
+  @Test
+  void releaseReturnsUnitsAndAllowanceOnce() {
+    reserve("O-" + run, "u-1", 2);
+
+    ResponseEntity<JsonNode> released =
+        post("/api/reservations/O-" + run + "/release", "{\"reason\": \"PAYMENT_FAILED\"}");
+    ResponseEntity<JsonNode> repeated = post("/api/reservations/O-" + run + "/release", null);
+
+    assertThat(released.getStatusCode().value()).isEqualTo(200);
+    assertThat(released.getBody().get("status").asString()).isEqualTo("RELEASED");
+    assertThat(repeated.getStatusCode().value()).isEqualTo(200);
+    assertThat(counters()).containsEntry("available", "10").containsEntry("reserved", "0");
+    assertThat(events("O-" + run, "StockReleased")).isEqualTo(1);
+    assertThat(
+            jdbc.queryForObject(
+                "select convert(payload using utf8mb4) from domain_event_entry"
+                    + " where aggregate_identifier = ? and payload_type like '%StockReleased'",
+                String.class, "O-" + run))
+        .contains("\"reason\":\"PAYMENT_FAILED\"");
+    assertThat(reserve("O-" + run + "-2", "u-1", 2).getStatusCode().value())
+        .as("the allowance came back")
+        .isEqualTo(201);
+    ResponseEntity<JsonNode> confirm = post("/api/reservations/O-" + run + "/confirm", null);
+    assertThat(confirm.getStatusCode().value()).isEqualTo(409);
+    assertThat(confirm.getBody().get("status").asString()).isEqualTo("RELEASED");
+  }
+
+  @Test
+  void unknownReservationsAndBadReasonsAreProblems() {
+    ResponseEntity<JsonNode> confirm = post("/api/reservations/nope-" + run + "/confirm", null);
+    ResponseEntity<JsonNode> release = post("/api/reservations/nope-" + run + "/release", null);
+    reserve("O-" + run, "u-1", 1);
+    ResponseEntity<JsonNode> expired =
+        post("/api/reservations/O-" + run + "/release", "{\"reason\": \"EXPIRED\"}");
+    ResponseEntity<JsonNode> lowerCase =
+        post("/api/reservations/O-" + run + "/release", "{\"reason\": \"oops\"}");
+
+    assertThat(confirm.getStatusCode().value()).isEqualTo(404);
+    assertThat(confirm.getBody().get("type").asString()).endsWith("/unknown-reservation");
+    assertThat(release.getStatusCode().value()).isEqualTo(404);
+    assertThat(expired.getStatusCode().value()).isEqualTo(400);
+    assertThat(lowerCase.getStatusCode().value()).isEqualTo(400);
+    assertThat(counters()).containsEntry("reserved", "1");
+  }
+
+  @Test
+  void replenishesOncePerReplenishmentId() {
+    String body = "{\"replenishmentId\": \"R-" + run + "\", \"quantity\": 5}";
+
+    ResponseEntity<JsonNode> applied = post("/api/skus/" + sku + "/replenishments", body);
+    ResponseEntity<JsonNode> repeated = post("/api/skus/" + sku + "/replenishments", body);
+    ResponseEntity<JsonNode> reused =
+        post(
+            "/api/skus/" + sku + "/replenishments",
+            "{\"replenishmentId\": \"R-" + run + "\", \"quantity\": 6}");
+    ResponseEntity<JsonNode> unknown = post("/api/skus/nope-" + run + "/replenishments", body);
+
+    assertThat(applied.getStatusCode().value()).isEqualTo(201);
+    assertThat(applied.getBody().get("totalStock").asLong()).isEqualTo(15);
+    assertThat(repeated.getStatusCode().value()).isEqualTo(200);
+    assertThat(repeated.getBody()).isEqualTo(applied.getBody());
+    assertThat(reused.getStatusCode().value()).isEqualTo(422);
+    assertThat(reused.getBody().get("type").asString()).endsWith("/replenishment-id-reused");
+    assertThat(unknown.getStatusCode().value()).isEqualTo(404);
+    assertThat(unknown.getBody().get("type").asString()).endsWith("/unknown-sku");
+    assertThat(counters()).containsEntry("available", "15");
+    assertThat(events(sku, "StockReplenished")).isEqualTo(1);
+  }
+
+  private ResponseEntity<JsonNode> reserve(String reservationId, String user, int quantity) {
+    return post(
+        "/api/reservations",
+        "{\"reservationId\":\""
+            + reservationId
+            + "\",\"userId\":\""
+            + user
+            + "\",\"lines\":[{\"skuId\":\""
+            + sku
+            + "\",\"quantity\":"
+            + quantity
+            + "}]}");
+  }
+
+  private ResponseEntity<JsonNode> post(String path, String body) {
+    return http.send(HttpMethod.POST, path, body);
+  }
+
+  private Map<Object, Object> counters() {
+    return redis.opsForHash().entries("stockade:sku:{" + sku + "}");
+  }
+
+  private int events(String aggregateId, String type) {
+    return jdbc.queryForObject(
+        "select count(*) from domain_event_entry where aggregate_identifier = ?"
+            + " and payload_type like ?",
+        Integer.class,
+        aggregateId,
+        "%." + type);
+  }
+}
