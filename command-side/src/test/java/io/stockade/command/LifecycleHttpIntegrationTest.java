@@ -1,8 +1,10 @@
 package io.stockade.command;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.stockade.platform.testing.ApiClient;
+import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.BeforeEach;
@@ -106,6 +108,39 @@ class LifecycleHttpIntegrationTest {
     assertThat(expired.getStatusCode().value()).isEqualTo(400);
     assertThat(lowerCase.getStatusCode().value()).isEqualTo(400);
     assertThat(counters()).containsEntry("reserved", "1");
+  }
+
+  @Test
+  void anUnpaidReservationExpiresAndItsUnitsComeBack() {
+    ResponseEntity<JsonNode> reserved =
+        post(
+            "/api/reservations",
+            "{\"reservationId\":\"O-"
+                + run
+                + "\",\"userId\":\"u-1\",\"holdSeconds\":2,\"lines\":[{\"skuId\":\""
+                + sku
+                + "\",\"quantity\":2}]}");
+    assertThat(reserved.getStatusCode().value()).isEqualTo(201);
+    assertThat(counters()).containsEntry("available", "8");
+
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(() -> assertThat(events("O-" + run, "StockReleased")).isEqualTo(1));
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () ->
+                assertThat(counters())
+                    .containsEntry("available", "10")
+                    .containsEntry("reserved", "0"));
+    assertThat(
+            jdbc.queryForObject(
+                "select convert(payload using utf8mb4) from domain_event_entry"
+                    + " where aggregate_identifier = ? and payload_type like '%StockReleased'",
+                String.class, "O-" + run))
+        .contains("\"reason\":\"EXPIRED\"");
+    ResponseEntity<JsonNode> confirm = post("/api/reservations/O-" + run + "/confirm", null);
+    assertThat(confirm.getStatusCode().value()).isEqualTo(409);
   }
 
   @Test

@@ -11,14 +11,17 @@ import io.stockade.api.reservation.StockReleased;
 import io.stockade.api.reservation.StockReserved;
 import java.util.List;
 import org.axonframework.commandhandling.CommandHandler;
+import org.axonframework.deadline.DeadlineManager;
+import org.axonframework.deadline.annotation.DeadlineHandler;
+import org.axonframework.eventhandling.GenericEventMessage;
 import org.axonframework.eventsourcing.EventSourcingHandler;
 import org.axonframework.modelling.command.AggregateIdentifier;
 import org.axonframework.spring.stereotype.Aggregate;
 
 /**
- * One reservation's life: reserved, then confirmed or released, once. It records what the admission
- * gate decided; the gate, not this aggregate, guards the stock, so reservations of one hot SKU do
- * not contend here.
+ * One reservation's life: reserved, then confirmed or released (by request, or by its expiry
+ * deadline when unpaid), once. It records what the admission gate decided; the gate, not this
+ * aggregate, guards the stock, so reservations of one hot SKU do not contend here.
  */
 @Aggregate
 class Reservation {
@@ -29,6 +32,8 @@ class Reservation {
     RELEASED
   }
 
+  static final String EXPIRY = "reservation-expiry";
+
   @AggregateIdentifier private String reservationId;
   private String userId;
   private List<ReservationLine> lines;
@@ -37,7 +42,7 @@ class Reservation {
   Reservation() {}
 
   @CommandHandler
-  Reservation(ReserveStockCommand command) {
+  Reservation(ReserveStockCommand command, DeadlineManager deadlines) {
     apply(
         new StockReserved(
             command.reservationId(),
@@ -46,11 +51,14 @@ class Reservation {
             command.reservedAt(),
             command.expiresAt(),
             command.admissionSequence()));
+    // After apply: the deadline's scope needs the identifier the event has just set. Persistent
+    // (db-scheduler): it survives restarts and fires on whichever instance polls first.
+    deadlines.schedule(command.expiresAt(), EXPIRY);
   }
 
   /** Confirms once; a repeat changes nothing; a released reservation cannot be confirmed. */
   @CommandHandler
-  void handle(ConfirmReservationCommand command) {
+  void handle(ConfirmReservationCommand command, DeadlineManager deadlines) {
     if (status == Status.CONFIRMED) {
       return;
     }
@@ -58,11 +66,12 @@ class Reservation {
       throw new ReservationNotActiveException(reservationId, status);
     }
     apply(new StockConfirmed(reservationId, userId, lines, command.confirmedAt()));
+    deadlines.cancelAllWithinScope(EXPIRY);
   }
 
   /** Releases once; a repeat changes nothing; a confirmed reservation cannot be released. */
   @CommandHandler
-  void handle(ReleaseReservationCommand command) {
+  void handle(ReleaseReservationCommand command, DeadlineManager deadlines) {
     if (status == Status.RELEASED) {
       return;
     }
@@ -70,6 +79,23 @@ class Reservation {
       throw new ReservationNotActiveException(reservationId, status);
     }
     apply(new StockReleased(reservationId, userId, lines, command.reason(), command.releasedAt()));
+  }
+
+  /**
+   * Unpaid when its hold passed: released with reason EXPIRED, unless it ended before. (No
+   * parameters: Axon would take the first one for the deadline's payload, which has none.)
+   */
+  @DeadlineHandler(deadlineName = EXPIRY)
+  void expire() {
+    if (status == Status.RESERVED) {
+      apply(
+          new StockReleased(
+              reservationId,
+              userId,
+              lines,
+              StockReleased.EXPIRED,
+              GenericEventMessage.clock.instant()));
+    }
   }
 
   @EventSourcingHandler

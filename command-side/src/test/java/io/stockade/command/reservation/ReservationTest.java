@@ -1,5 +1,9 @@
 package io.stockade.command.reservation;
 
+import static org.axonframework.test.matchers.Matchers.andNoMore;
+import static org.axonframework.test.matchers.Matchers.exactSequenceOf;
+import static org.axonframework.test.matchers.Matchers.messageWithPayload;
+
 import io.stockade.api.reservation.ConfirmReservationCommand;
 import io.stockade.api.reservation.ReleaseReservationCommand;
 import io.stockade.api.reservation.ReservationLine;
@@ -7,9 +11,11 @@ import io.stockade.api.reservation.ReserveStockCommand;
 import io.stockade.api.reservation.StockConfirmed;
 import io.stockade.api.reservation.StockReleased;
 import io.stockade.api.reservation.StockReserved;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import org.axonframework.test.aggregate.AggregateTestFixture;
+import org.hamcrest.CustomTypeSafeMatcher;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -83,6 +89,64 @@ class ReservationTest {
         .expectNoEvents()
         .expectException(ReservationNotActiveException.class)
         .expectExceptionMessage("Reservation O-1 is RELEASED");
+  }
+
+  @Test
+  void reservingSchedulesItsExpiryAndAnUnpaidReservationExpires() {
+    Instant expires = fixture.currentTime().plusSeconds(900);
+    fixture
+        .givenCommands(new ReserveStockCommand("O-1", "u-42", LINES, RESERVED_AT, expires, 17))
+        .whenTimeAdvancesTo(expires)
+        .expectTriggeredDeadlinesWithName(Reservation.EXPIRY)
+        .expectEventsMatching(
+            exactSequenceOf(
+                messageWithPayload(
+                    new CustomTypeSafeMatcher<StockReleased>("an expiry of O-1 with its lines") {
+                      @Override
+                      protected boolean matchesSafely(StockReleased released) {
+                        // releasedAt is when the deadline ran, read from the clock.
+                        return released.reservationId().equals("O-1")
+                            && released.userId().equals("u-42")
+                            && released.lines().equals(LINES)
+                            && released.reason().equals(StockReleased.EXPIRED)
+                            && released.releasedAt() != null;
+                      }
+                    }),
+                andNoMore()));
+  }
+
+  @Test
+  void aReservationExpiresOnlyWhenItsHoldHasPassed() {
+    Instant expires = fixture.currentTime().plusSeconds(900);
+    fixture
+        .givenCommands(new ReserveStockCommand("O-1", "u-42", LINES, RESERVED_AT, expires, 17))
+        .whenTimeElapses(Duration.ofSeconds(899))
+        .expectNoEvents()
+        .expectScheduledDeadlineWithName(expires, Reservation.EXPIRY);
+  }
+
+  @Test
+  void aConfirmedReservationDoesNotExpire() {
+    Instant expires = fixture.currentTime().plusSeconds(900);
+    fixture
+        .givenCommands(
+            new ReserveStockCommand("O-1", "u-42", LINES, RESERVED_AT, expires, 17),
+            new ConfirmReservationCommand("O-1", LATER))
+        .whenTimeAdvancesTo(expires.plusSeconds(1))
+        .expectNoEvents()
+        .expectNoScheduledDeadlines();
+  }
+
+  @Test
+  void aReleasedReservationDoesNotExpireAgain() {
+    Instant expires = fixture.currentTime().plusSeconds(900);
+    fixture
+        .givenCommands(
+            new ReserveStockCommand("O-1", "u-42", LINES, RESERVED_AT, expires, 17),
+            new ReleaseReservationCommand("O-1", "CANCELLED", LATER))
+        .whenTimeAdvancesTo(expires.plusSeconds(1))
+        .expectNoEvents()
+        .expectNoScheduledDeadlines();
   }
 
   @Test
