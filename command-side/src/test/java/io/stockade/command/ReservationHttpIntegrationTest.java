@@ -129,6 +129,24 @@ class ReservationHttpIntegrationTest {
   }
 
   @Test
+  void anIdReusedAfterTheGateForgotItIsRefusedAndNotRecordedTwice() {
+    String sku = "sku-" + run;
+    register(sku, 5, null);
+    reserve("O-" + run, "u-1", line(sku, 2));
+    // As if the intent record had outlived its retention.
+    redis.delete(intentKey("O-" + run));
+
+    ResponseEntity<JsonNode> again = reserve("O-" + run, "u-1", line(sku, 2));
+
+    assertThat(again.getStatusCode().value()).isEqualTo(422);
+    assertThat(again.getBody().get("type").asString()).endsWith("/reservation-id-reused");
+    assertThat(reservedEvents("O-" + run)).isEqualTo(1);
+    assertThat(Long.parseLong(counters(sku).get("available").toString()))
+        .as("never sell on a doubt: the second admission's units are not handed out")
+        .isLessThanOrEqualTo(3);
+  }
+
+  @Test
   void rejectsWhenPurchaseLimitWouldBeExceeded() {
     String sku = "sku-" + run;
     register(sku, 10, 2);

@@ -43,7 +43,17 @@ class ReservingStock {
     Admission admission = new Admission(reservationId, userId, lines, hold, clock.instant());
     AdmissionDecision decision = gate.reserve(admission);
     if (decision instanceof AdmissionDecision.Admitted admitted) {
-      record(admission, admitted.sequence(), admitted.admittedAt(), admitted.expiresAt());
+      boolean recorded =
+          record(admission, admitted.sequence(), admitted.admittedAt(), admitted.expiresAt());
+      if (!recorded) {
+        // The gate forgot this id (its intent outlived the retention) but the record has it: the
+        // id is being reused. The units just taken stay taken (never sell on a doubt) until the
+        // gate is reconciled with the record.
+        log.warn(
+            "Reservation id {} was admitted again after the gate forgot it; refused as reused",
+            reservationId);
+        return new AdmissionDecision.Reused();
+      }
     } else if (decision instanceof AdmissionDecision.Duplicate duplicate) {
       // The first attempt may have crashed between gate and event: recording again heals it.
       record(admission, duplicate.sequence(), duplicate.admittedAt(), duplicate.expiresAt());
@@ -51,7 +61,9 @@ class ReservingStock {
     return decision;
   }
 
-  private void record(Admission admission, long sequence, Instant admittedAt, Instant expiresAt) {
+  /** Records the reservation; false when its event stream already existed. */
+  private boolean record(
+      Admission admission, long sequence, Instant admittedAt, Instant expiresAt) {
     ReserveStockCommand command =
         new ReserveStockCommand(
             admission.reservationId(),
@@ -62,8 +74,10 @@ class ReservingStock {
             sequence);
     try {
       commands.sendAndWait(command);
+      return true;
     } catch (AggregateStreamCreationException alreadyRecorded) {
       log.debug("Reservation {} was already recorded", admission.reservationId());
+      return false;
     } catch (RuntimeException e) {
       log.error(
           "Reservation {} was admitted by the gate (sequence {}) but could not be recorded",
