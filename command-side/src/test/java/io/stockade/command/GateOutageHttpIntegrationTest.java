@@ -1,0 +1,95 @@
+package io.stockade.command;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.stockade.localinfra.EmbeddedRedis;
+import io.stockade.platform.testing.ApiClient;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpMethod;
+import org.springframework.http.ResponseEntity;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.test.annotation.DirtiesContext;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * The command side on a Redis of its own that the test stops and starts: while Redis is down a
+ * reservation is refused at once with 503 and Retry-After and nothing is recorded; once Redis is
+ * back the service admits again without being restarted.
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+// Closed after this class: its event processors must not linger, attached to a Redis of its own.
+@DirtiesContext
+class GateOutageHttpIntegrationTest {
+
+  private static final EmbeddedRedis REDIS =
+      EmbeddedRedis.start(
+          Path.of(System.getProperty("java.io.tmpdir"), "outage-redis-" + UUID.randomUUID()));
+
+  static {
+    Runtime.getRuntime().addShutdownHook(new Thread(REDIS::stop));
+  }
+
+  @DynamicPropertySource
+  static void ownRedis(DynamicPropertyRegistry properties) {
+    properties.add("spring.data.redis.host", () -> "127.0.0.1");
+    properties.add("spring.data.redis.port", REDIS::port);
+  }
+
+  @LocalServerPort private int port;
+  @Autowired private JdbcTemplate jdbc;
+
+  @Test
+  void refusesWhileRedisIsDownAndRecoversWithoutARestart() {
+    ApiClient http = new ApiClient(port);
+    String run = UUID.randomUUID().toString().substring(0, 8);
+    String sku = "sku-" + run;
+    assertThat(
+            http.send(HttpMethod.PUT, "/api/skus/" + sku, "{\"initialStock\": 5}")
+                .getStatusCode()
+                .value())
+        .isEqualTo(201);
+
+    REDIS.stop();
+    ResponseEntity<JsonNode> refused = reserve(http, "O-" + run, sku);
+
+    assertThat(refused.getStatusCode().value()).isEqualTo(503);
+    assertThat(refused.getBody().get("type").asString()).endsWith("/gate-unavailable");
+    assertThat(refused.getHeaders().getFirst(HttpHeaders.RETRY_AFTER)).isNotBlank();
+    assertThat(events("O-" + run)).isZero();
+
+    REDIS.start();
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(
+            () -> reserve(http, "O-" + run, sku).getStatusCode().value(), status -> status == 201);
+    assertThat(events("O-" + run)).isEqualTo(1);
+  }
+
+  private static ResponseEntity<JsonNode> reserve(ApiClient http, String id, String sku) {
+    return http.send(
+        HttpMethod.POST,
+        "/api/reservations",
+        "{\"reservationId\":\""
+            + id
+            + "\",\"userId\":\"u-1\",\"lines\":[{\"skuId\":\""
+            + sku
+            + "\",\"quantity\":1}]}");
+  }
+
+  private int events(String aggregateId) {
+    return jdbc.queryForObject(
+        "select count(*) from domain_event_entry where aggregate_identifier = ?",
+        Integer.class,
+        aggregateId);
+  }
+}
