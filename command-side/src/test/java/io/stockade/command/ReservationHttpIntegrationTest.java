@@ -2,7 +2,12 @@ package io.stockade.command;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.stockade.api.reservation.ReservationLine;
+import io.stockade.command.admission.Admission;
+import io.stockade.command.admission.AdmissionGate;
 import io.stockade.platform.testing.ApiClient;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -34,6 +39,7 @@ class ReservationHttpIntegrationTest {
   @LocalServerPort private int port;
   @Autowired private StringRedisTemplate redis;
   @Autowired private JdbcTemplate jdbc;
+  @Autowired private AdmissionGate gate;
 
   private ApiClient http;
   private String run;
@@ -126,6 +132,28 @@ class ReservationHttpIntegrationTest {
     assertThat(reused.getStatusCode().value()).isEqualTo(422);
     assertThat(reused.getBody().get("type").asString()).endsWith("/reservation-id-reused");
     assertThat(counters(sku)).containsEntry("available", "3");
+  }
+
+  @Test
+  void aRetryRecordsAReservationWhoseFirstAttemptStoppedAfterTheGate() {
+    String sku = "sku-" + run;
+    register(sku, 5, null);
+    // The first attempt: admitted by the gate, then the service died before the event.
+    gate.reserve(
+        new Admission(
+            "O-" + run,
+            "u-1",
+            List.of(new ReservationLine(sku, 2)),
+            Duration.ofSeconds(900),
+            Instant.now()));
+    assertThat(reservedEvents("O-" + run)).isZero();
+
+    ResponseEntity<JsonNode> retry = reserve("O-" + run, "u-1", line(sku, 2));
+
+    assertThat(retry.getStatusCode().value()).isEqualTo(200);
+    assertThat(retry.getBody().get("status").asString()).isEqualTo("RESERVED");
+    assertThat(reservedEvents("O-" + run)).isEqualTo(1);
+    assertThat(counters(sku)).containsEntry("available", "3").containsEntry("reserved", "2");
   }
 
   @Test

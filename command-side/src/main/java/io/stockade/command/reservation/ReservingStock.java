@@ -54,8 +54,10 @@ class ReservingStock {
             reservationId);
         return new AdmissionDecision.Reused();
       }
-    } else if (decision instanceof AdmissionDecision.Duplicate duplicate) {
+    } else if (decision instanceof AdmissionDecision.Duplicate duplicate
+        && "RESERVED".equals(duplicate.state())) {
       // The first attempt may have crashed between gate and event: recording again heals it.
+      // A confirmed or released intent only ever follows a recorded event: nothing to record.
       record(admission, duplicate.sequence(), duplicate.admittedAt(), duplicate.expiresAt());
     }
     return decision;
