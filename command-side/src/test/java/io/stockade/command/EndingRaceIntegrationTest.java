@@ -1,0 +1,116 @@
+package io.stockade.command;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.stockade.platform.testing.ApiClient;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.http.HttpMethod;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+/**
+ * Confirm, release and expiry racing on the same reservations: each ends exactly once, and the
+ * gate's counters end up where the recorded outcomes put them.
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+class EndingRaceIntegrationTest {
+
+  private static final int RESERVATIONS = 20;
+
+  @LocalServerPort private int port;
+  @Autowired private JdbcTemplate jdbc;
+  @Autowired private StringRedisTemplate redis;
+
+  @Test
+  void confirmReleaseAndExpiryRacingEndEachReservationOnce() throws Exception {
+    ApiClient http = new ApiClient(port);
+    String run = UUID.randomUUID().toString().substring(0, 8);
+    String sku = "race-" + run;
+    http.send(HttpMethod.PUT, "/api/skus/" + sku, "{\"initialStock\": 100}");
+    List<String> ids = new ArrayList<>();
+    for (int i = 0; i < RESERVATIONS; i++) {
+      String id = "O-" + run + "-" + i;
+      ids.add(id);
+      http.send(
+          HttpMethod.POST,
+          "/api/reservations",
+          "{\"reservationId\":\""
+              + id
+              + "\",\"userId\":\"u-"
+              + i
+              + "\",\"holdSeconds\":1,\"lines\":[{\"skuId\":\""
+              + sku
+              + "\",\"quantity\":2}]}");
+    }
+
+    ExecutorService pool = Executors.newFixedThreadPool(8);
+    try {
+      CountDownLatch start = new CountDownLatch(1);
+      List<Future<Integer>> answers = new ArrayList<>();
+      for (String id : ids) {
+        for (String action : List.of("confirm", "release", "confirm", "release")) {
+          answers.add(
+              pool.submit(
+                  () -> {
+                    start.await();
+                    // Around the one-second hold, so that the expiry joins the race.
+                    Thread.sleep(800 + (long) (Math.random() * 400));
+                    return http.send(
+                            HttpMethod.POST, "/api/reservations/" + id + "/" + action, null)
+                        .getStatusCode()
+                        .value();
+                  }));
+        }
+      }
+      start.countDown();
+      for (Future<Integer> answer : answers) {
+        assertThat(answer.get(60, TimeUnit.SECONDS)).isIn(200, 409);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+
+    int confirmed = 0;
+    for (String id : ids) {
+      int confirmations = count(id, "StockConfirmed");
+      int releases = count(id, "StockReleased");
+      assertThat(confirmations + releases).as("endings of %s", id).isEqualTo(1);
+      confirmed += confirmations;
+    }
+    long sold = 2L * confirmed;
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () -> {
+              Map<Object, Object> counters =
+                  redis.opsForHash().entries("stockade:sku:{" + sku + "}");
+              assertThat(counters)
+                  .containsEntry("sold", String.valueOf(sold))
+                  .containsEntry("reserved", "0")
+                  .containsEntry("available", String.valueOf(100 - sold));
+            });
+  }
+
+  private int count(String reservationId, String type) {
+    return jdbc.queryForObject(
+        "select count(*) from domain_event_entry where aggregate_identifier = ?"
+            + " and payload_type like ?",
+        Integer.class,
+        reservationId,
+        "%." + type);
+  }
+}
