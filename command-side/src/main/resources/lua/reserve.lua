@@ -2,9 +2,12 @@
 --
 -- KEYS[1]          intent record of the reservation (hash)       stockade:reservation:{<reservationId>}
 -- KEYS[2]          admission sequence (string counter)           stockade:gate:sequence
--- KEYS[1+2i]       counters of the SKU of line i (hash)          stockade:sku:{<skuId>}
+-- KEYS[3]          admitted, not yet known to be recorded        stockade:gate:pending
+--                  (sorted set: intent keys scored by admission time; the recovery sweeper's
+--                  work list, cleared once the reservation's event is stored)
+-- KEYS[2+2i]       counters of the SKU of line i (hash)          stockade:sku:{<skuId>}
 --                  fields available, reserved, sold, limit (-1 = no per-user limit)
--- KEYS[2+2i]       units each user holds of that SKU (hash)      stockade:sku:{<skuId>}:holders
+-- KEYS[3+2i]       units each user holds of that SKU (hash)      stockade:sku:{<skuId>}:holders
 --                  for i = 1..n, in the caller's line order
 -- ARGV[1]          userId
 -- ARGV[2]          fingerprint: the reservation's content in canonical form; a retry must match it
@@ -17,7 +20,8 @@
 -- "line index" below is 0-based in the merged order (first occurrence of each SKU).
 --
 -- Returns:
---   {1, sequence, admittedAt, expiresAt}          ADMITTED: all lines taken, intent recorded
+--   {1, sequence, admittedAt, expiresAt}          ADMITTED: all lines taken, intent recorded and
+--                                                 listed as pending
 --   {2, sequence, admittedAt, expiresAt, state}   DUPLICATE: this reservation was admitted before
 --                                                 with the same content; nothing changed
 --   {3}                                           REUSED: the id is known with other content
@@ -59,8 +63,8 @@ local line_count = (#ARGV - 4) / 2
 if #ARGV < 6 or line_count ~= math.floor(line_count) then
   return argument_error('expected userId, fingerprint, now, hold and (skuId, quantity) pairs')
 end
-if #KEYS ~= 2 + 2 * line_count then
-  return argument_error('expected 2 + 2 keys per line')
+if #KEYS ~= 3 + 2 * line_count then
+  return argument_error('expected 3 + 2 keys per line')
 end
 local user = ARGV[1]
 local fingerprint = ARGV[2]
@@ -93,7 +97,7 @@ for i = 1, line_count do
   end
   local line = by_sku[sku]
   if line == nil then
-    line = { sku = sku, quantity = 0, counters = KEYS[1 + 2 * i], holders = KEYS[2 + 2 * i] }
+    line = { sku = sku, quantity = 0, counters = KEYS[2 + 2 * i], holders = KEYS[3 + 2 * i] }
     by_sku[sku] = line
     merged[#merged + 1] = line
   end
@@ -106,6 +110,9 @@ if not has_type(KEYS[1], 'hash') then
 end
 if not has_type(KEYS[2], 'string') then
   return redis.error_reply('ERR_TYPE ' .. KEYS[2])
+end
+if not has_type(KEYS[3], 'zset') then
+  return redis.error_reply('ERR_TYPE ' .. KEYS[3])
 end
 for _, line in ipairs(merged) do
   if not has_type(line.counters, 'hash') then
@@ -165,4 +172,5 @@ redis.call('HSET', KEYS[1],
   'sequence', sequence,
   'admittedAt', now,
   'expiresAt', expires)
+redis.call('ZADD', KEYS[3], now, KEYS[1])
 return { 1, sequence, now, expires }

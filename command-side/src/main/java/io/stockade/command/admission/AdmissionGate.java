@@ -1,5 +1,10 @@
 package io.stockade.command.admission;
 
+import io.stockade.api.reservation.ReservationLine;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
 /**
  * Decides, atomically and fast, who may take stock. Each operation is one atomic step in Redis; the
  * gate is a filter in front of the event store, which stays the record.
@@ -25,6 +30,26 @@ public interface AdmissionGate {
 
   /** Returns a reservation's reserved units to available stock and the user's allowance. */
   Transition release(String reservationId, String reason);
+
+  /** Takes a recorded reservation off the gate's pending list. Best effort: never throws. */
+  void recorded(String reservationId);
+
+  /**
+   * Reservations admitted before {@code cutoff} that are not known to be recorded, oldest first:
+   * the recovery sweeper's work list.
+   */
+  List<String> pendingBefore(Instant cutoff, int limit);
+
+  /** The gate's intent record of a reservation, if it still has one. */
+  Optional<Intent> intent(String reservationId);
+
+  /** What the gate recorded when it admitted a reservation, and the state it is in now. */
+  record Intent(String state, String userId, List<ReservationLine> lines, long sequence) {
+
+    public Intent {
+      lines = List.copyOf(lines);
+    }
+  }
 
   /** Adds sellable stock, once per replenishment id. */
   Replenishment replenish(String skuId, String replenishmentId, long quantity);

@@ -8,6 +8,14 @@ final class GateKeys {
 
   static final String SEQUENCE = "stockade:gate:sequence";
 
+  /**
+   * Sorted set of the intent keys of admitted reservations not yet known to be recorded, scored by
+   * admission time: the recovery sweeper's work list.
+   */
+  static final String PENDING = "stockade:gate:pending";
+
+  private static final String INTENT_PREFIX = "stockade:reservation:{";
+
   private GateKeys() {}
 
   /** Hash of a SKU's counters: available, reserved, sold, limit. */
@@ -27,6 +35,11 @@ final class GateKeys {
 
   /** Hash recording one admitted reservation: its state, user, lines and admission. */
   static String intent(String reservationId) {
-    return "stockade:reservation:{" + reservationId + "}";
+    return INTENT_PREFIX + reservationId + "}";
+  }
+
+  /** The reservation id inside an intent key. */
+  static String reservationId(String intentKey) {
+    return intentKey.substring(INTENT_PREFIX.length(), intentKey.length() - 1);
   }
 }

@@ -8,6 +8,10 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -36,6 +40,8 @@ class RedisAdmissionGate implements AdmissionGate {
   private static final int NOT_ACTIVE = 3;
   private static final int UNKNOWN = 4;
   private static final int STALE = 5;
+
+  private static final Logger log = LoggerFactory.getLogger(RedisAdmissionGate.class);
 
   private final StringRedisTemplate redis;
   private final String retentionMillis;
@@ -74,6 +80,7 @@ class RedisAdmissionGate implements AdmissionGate {
     List<String> keys = new ArrayList<>();
     keys.add(GateKeys.intent(admission.reservationId()));
     keys.add(GateKeys.SEQUENCE);
+    keys.add(GateKeys.PENDING);
     List<Object> args = new ArrayList<>();
     args.add(admission.userId());
     args.add(admission.fingerprint());
@@ -144,6 +151,44 @@ class RedisAdmissionGate implements AdmissionGate {
     } catch (DataAccessException e) {
       return Transition.UNAVAILABLE;
     }
+  }
+
+  @Override
+  public void recorded(String reservationId) {
+    try {
+      redis.opsForZSet().remove(GateKeys.PENDING, GateKeys.intent(reservationId));
+    } catch (DataAccessException e) {
+      // The sweeper finds it recorded later and clears it then.
+      log.debug("Could not clear pending reservation {}", reservationId, e);
+    }
+  }
+
+  @Override
+  public List<String> pendingBefore(Instant cutoff, int limit) {
+    Set<String> keys =
+        redis
+            .opsForZSet()
+            .rangeByScore(
+                GateKeys.PENDING, Double.NEGATIVE_INFINITY, cutoff.toEpochMilli(), 0, limit);
+    return keys == null ? List.of() : keys.stream().map(GateKeys::reservationId).toList();
+  }
+
+  @Override
+  public Optional<Intent> intent(String reservationId) {
+    List<Object> fields =
+        redis
+            .opsForHash()
+            .multiGet(
+                GateKeys.intent(reservationId), List.of("state", "user", "lines", "sequence"));
+    if (fields.get(0) == null) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        new Intent(
+            fields.get(0).toString(),
+            String.valueOf(fields.get(1)),
+            IntentLines.parse(String.valueOf(fields.get(2))),
+            Long.parseLong(String.valueOf(fields.get(3)))));
   }
 
   @Override

@@ -2,8 +2,10 @@ package io.stockade.command.reservation;
 
 import static org.axonframework.modelling.command.AggregateLifecycle.apply;
 
+import io.stockade.api.reservation.AbandonReservationCommand;
 import io.stockade.api.reservation.ConfirmReservationCommand;
 import io.stockade.api.reservation.ReleaseReservationCommand;
+import io.stockade.api.reservation.ReservationAbandoned;
 import io.stockade.api.reservation.ReservationLine;
 import io.stockade.api.reservation.ReserveStockCommand;
 import io.stockade.api.reservation.StockConfirmed;
@@ -29,7 +31,9 @@ class Reservation {
   enum Status {
     RESERVED,
     CONFIRMED,
-    RELEASED
+    RELEASED,
+    /** Admitted by the gate, never recorded: see {@link ReservationAbandoned}. */
+    ABANDONED
   }
 
   static final String EXPIRY = "reservation-expiry";
@@ -54,6 +58,17 @@ class Reservation {
     // After apply: the deadline's scope needs the identifier the event has just set. Persistent
     // (db-scheduler): it survives restarts and fires on whichever instance polls first.
     deadlines.schedule(command.expiresAt(), EXPIRY);
+  }
+
+  @CommandHandler
+  Reservation(AbandonReservationCommand command) {
+    apply(
+        new ReservationAbandoned(
+            command.reservationId(),
+            command.userId(),
+            command.lines(),
+            command.admissionSequence(),
+            command.abandonedAt()));
   }
 
   /** Confirms once; a repeat changes nothing; a released reservation cannot be confirmed. */
@@ -104,6 +119,12 @@ class Reservation {
     userId = event.userId();
     lines = event.lines();
     status = Status.RESERVED;
+  }
+
+  @EventSourcingHandler
+  void on(ReservationAbandoned event) {
+    reservationId = event.reservationId();
+    status = Status.ABANDONED;
   }
 
   @EventSourcingHandler

@@ -45,7 +45,9 @@ class ReservingStock {
     if (decision instanceof AdmissionDecision.Admitted admitted) {
       boolean recorded =
           record(admission, admitted.sequence(), admitted.admittedAt(), admitted.expiresAt());
-      if (!recorded) {
+      if (recorded) {
+        gate.recorded(reservationId);
+      } else {
         // The gate forgot this id (its intent outlived the retention) but the record has it: the
         // id is being reused. The units just taken stay taken (never sell on a doubt) until the
         // gate is reconciled with the record.
@@ -59,6 +61,7 @@ class ReservingStock {
       // The first attempt may have crashed between gate and event: recording again heals it.
       // A confirmed or released intent only ever follows a recorded event: nothing to record.
       record(admission, duplicate.sequence(), duplicate.admittedAt(), duplicate.expiresAt());
+      gate.recorded(reservationId);
     }
     return decision;
   }

@@ -103,7 +103,7 @@ class GateScriptArgumentsTest {
                 f ->
                     new Call(
                         "reserve",
-                        reserveKeys(f).subList(0, 3),
+                        reserveKeys(f).subList(0, 4),
                         List.of("u-1", "fp", "1", "900000", f.sku(), "1"))),
         Arguments.of(
             "reserve: an argument missing",
@@ -264,7 +264,7 @@ class GateScriptArgumentsTest {
   }
 
   private static List<String> reserveKeys(Fixture f) {
-    return List.of(f.fresh(), GateKeys.SEQUENCE, f.counters(), f.holders());
+    return List.of(f.fresh(), GateKeys.SEQUENCE, GateKeys.PENDING, f.counters(), f.holders());
   }
 
   private static Call transition(Fixture f, List<String> args) {

@@ -24,6 +24,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.data.redis.core.Cursor;
 import org.springframework.data.redis.core.ScanOptions;
 import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.ZSetOperations;
 
 /**
  * Benchmark, not a test: admission decisions per second of the real {@link RedisAdmissionGate} over
@@ -139,6 +140,7 @@ final class GateThroughput {
                   String[] keys = {
                     GateKeys.intent(id),
                     GateKeys.SEQUENCE,
+                    GateKeys.PENDING,
                     GateKeys.counters(sku),
                     GateKeys.holders(sku)
                   };
@@ -233,10 +235,30 @@ final class GateThroughput {
     return median;
   }
 
-  /** Unlinks every key of the run: its intents and the SKU's counters and holders. */
+  /**
+   * Unlinks every key of the run (its intents and the SKU's counters and holders) and takes its
+   * intents off the gate's pending set.
+   */
   private static long cleanup(StringRedisTemplate redis, String prefix) {
     long deleted = 0;
     List<String> batch = new ArrayList<>();
+    try (Cursor<ZSetOperations.TypedTuple<String>> pending =
+        redis
+            .opsForZSet()
+            .scan(
+                GateKeys.PENDING,
+                ScanOptions.scanOptions()
+                    .match("stockade:reservation:{" + prefix + "-*")
+                    .count(1000)
+                    .build())) {
+      while (pending.hasNext()) {
+        batch.add(pending.next().getValue());
+        if (batch.size() == 1000 || !pending.hasNext()) {
+          redis.opsForZSet().remove(GateKeys.PENDING, batch.toArray());
+          batch.clear();
+        }
+      }
+    }
     for (String pattern :
         List.of("stockade:reservation:{" + prefix + "-*", "stockade:sku:{" + prefix + "-*")) {
       try (Cursor<String> keys =

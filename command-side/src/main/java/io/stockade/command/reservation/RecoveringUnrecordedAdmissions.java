@@ -1,0 +1,116 @@
+package io.stockade.command.reservation;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.stockade.api.reservation.AbandonReservationCommand;
+import io.stockade.api.reservation.ReservationAbandoned;
+import io.stockade.command.admission.AdmissionGate;
+import io.stockade.command.admission.AdmissionGate.Intent;
+import io.stockade.command.admission.AdmissionGate.Transition;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Optional;
+import org.axonframework.commandhandling.gateway.CommandGateway;
+import org.axonframework.eventsourcing.eventstore.DomainEventStream;
+import org.axonframework.eventsourcing.eventstore.EventStore;
+import org.axonframework.modelling.command.AggregateStreamCreationException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.scheduling.annotation.Scheduled;
+import org.springframework.stereotype.Component;
+
+/**
+ * The recovery sweeper for "gate yes, event no": a reservation the gate admitted whose event was
+ * not stored within a bound (a crash, a failed database) holds units that nobody sold.
+ *
+ * <p>The database decides between the sweeper and a request that records the reservation late: the
+ * sweeper creates the reservation's stream with {@link ReservationAbandoned}, which fails if {@code
+ * StockReserved} got there first, and makes any later {@code StockReserved} fail. Only once its
+ * tombstone is stored does it give the units back in the gate. Safe with several instances: each
+ * step is idempotent and the stream can be created once.
+ */
+@Component
+@ConditionalOnProperty(
+    name = "stockade.recovery.enabled",
+    havingValue = "true",
+    matchIfMissing = true)
+class RecoveringUnrecordedAdmissions {
+
+  private static final Logger log = LoggerFactory.getLogger(RecoveringUnrecordedAdmissions.class);
+  private static final int BATCH = 200;
+
+  private final AdmissionGate gate;
+  private final CommandGateway commands;
+  private final EventStore events;
+  private final Clock clock;
+  private final Duration bound;
+  private final Counter repairs;
+
+  RecoveringUnrecordedAdmissions(
+      AdmissionGate gate,
+      CommandGateway commands,
+      EventStore events,
+      Clock clock,
+      MeterRegistry meters,
+      @Value("${stockade.recovery.unrecorded-after:10s}") Duration bound) {
+    this.gate = gate;
+    this.commands = commands;
+    this.events = events;
+    this.clock = clock;
+    this.bound = bound;
+    this.repairs =
+        Counter.builder("stockade.recovery.repairs")
+            .description("Admissions never recorded whose units were given back")
+            .tag("kind", "unrecorded-admission")
+            .register(meters);
+  }
+
+  @Scheduled(fixedDelayString = "${stockade.recovery.interval:5s}")
+  void sweep() {
+    try {
+      for (String reservationId : gate.pendingBefore(clock.instant().minus(bound), BATCH)) {
+        recover(reservationId);
+      }
+    } catch (RuntimeException e) {
+      log.warn("Recovery sweep stopped early; the next one goes on", e);
+    }
+  }
+
+  private void recover(String reservationId) {
+    Optional<Intent> intent = gate.intent(reservationId);
+    if (intent.isEmpty() || !"RESERVED".equals(intent.get().state())) {
+      // Ended (its events exist) or forgotten: nothing of it is held unrecorded.
+      gate.recorded(reservationId);
+      return;
+    }
+    Optional<Object> first = firstEvent(reservationId);
+    if (first.isPresent() && !(first.get() instanceof ReservationAbandoned)) {
+      gate.recorded(reservationId);
+      return;
+    }
+    if (first.isEmpty()) {
+      Intent held = intent.get();
+      try {
+        commands.sendAndWait(
+            new AbandonReservationCommand(
+                reservationId, held.userId(), held.lines(), held.sequence(), clock.instant()));
+      } catch (AggregateStreamCreationException recordedMeanwhile) {
+        return; // The next sweep finds out which event won.
+      }
+    }
+    if (gate.release(reservationId, ReservationAbandoned.REASON) != Transition.UNAVAILABLE) {
+      gate.recorded(reservationId);
+      repairs.increment();
+      log.warn(
+          "Reservation {} was admitted by the gate but never recorded; its units are back",
+          reservationId);
+    }
+  }
+
+  private Optional<Object> firstEvent(String reservationId) {
+    DomainEventStream stream = events.readEvents(reservationId);
+    return stream.hasNext() ? Optional.of(stream.next().getPayload()) : Optional.empty();
+  }
+}
