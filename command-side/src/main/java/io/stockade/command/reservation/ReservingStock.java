@@ -60,8 +60,11 @@ class ReservingStock {
         && "RESERVED".equals(duplicate.state())) {
       // The first attempt may have crashed between gate and event: recording again heals it.
       // A confirmed or released intent only ever follows a recorded event: nothing to record.
-      record(admission, duplicate.sequence(), duplicate.admittedAt(), duplicate.expiresAt());
-      gate.recorded(reservationId);
+      if (record(admission, duplicate.sequence(), duplicate.admittedAt(), duplicate.expiresAt())) {
+        gate.recorded(reservationId);
+      }
+      // Otherwise the stream existed: recorded before (and taken off the pending list then), or
+      // abandoned by the sweeper, which must still find it pending to give the units back.
     }
     return decision;
   }
