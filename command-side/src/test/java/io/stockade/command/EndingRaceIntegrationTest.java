@@ -106,11 +106,6 @@ class EndingRaceIntegrationTest {
   }
 
   private int count(String reservationId, String type) {
-    return jdbc.queryForObject(
-        "select count(*) from domain_event_entry where aggregate_identifier = ?"
-            + " and payload_type like ?",
-        Integer.class,
-        reservationId,
-        "%." + type);
+    return RecordedEvents.count(jdbc, reservationId, type);
   }
 }

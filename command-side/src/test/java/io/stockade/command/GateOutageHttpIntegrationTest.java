@@ -5,7 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import io.stockade.localinfra.EmbeddedRedis;
 import io.stockade.platform.testing.ApiClient;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
@@ -31,18 +30,11 @@ import tools.jackson.databind.JsonNode;
 @DirtiesContext
 class GateOutageHttpIntegrationTest {
 
-  private static final EmbeddedRedis REDIS =
-      EmbeddedRedis.start(
-          Path.of(System.getProperty("java.io.tmpdir"), "outage-redis-" + UUID.randomUUID()));
-
-  static {
-    Runtime.getRuntime().addShutdownHook(new Thread(REDIS::stop));
-  }
+  private static final EmbeddedRedis REDIS = RecordedEvents.ownRedis("outage-redis");
 
   @DynamicPropertySource
   static void ownRedis(DynamicPropertyRegistry properties) {
-    properties.add("spring.data.redis.host", () -> "127.0.0.1");
-    properties.add("spring.data.redis.port", REDIS::port);
+    RecordedEvents.useRedis(properties, REDIS);
   }
 
   @LocalServerPort private int port;
@@ -87,9 +79,6 @@ class GateOutageHttpIntegrationTest {
   }
 
   private int events(String aggregateId) {
-    return jdbc.queryForObject(
-        "select count(*) from domain_event_entry where aggregate_identifier = ?",
-        Integer.class,
-        aggregateId);
+    return RecordedEvents.count(jdbc, aggregateId, null);
   }
 }

@@ -190,11 +190,6 @@ class LifecycleHttpIntegrationTest {
   }
 
   private int events(String aggregateId, String type) {
-    return jdbc.queryForObject(
-        "select count(*) from domain_event_entry where aggregate_identifier = ?"
-            + " and payload_type like ?",
-        Integer.class,
-        aggregateId,
-        "%." + type);
+    return RecordedEvents.count(jdbc, aggregateId, type);
   }
 }

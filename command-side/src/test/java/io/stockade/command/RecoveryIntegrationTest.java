@@ -8,7 +8,6 @@ import io.stockade.command.admission.Admission;
 import io.stockade.command.admission.AdmissionGate;
 import io.stockade.localinfra.EmbeddedRedis;
 import io.stockade.platform.testing.ApiClient;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -40,18 +39,11 @@ import tools.jackson.databind.JsonNode;
 @DirtiesContext
 class RecoveryIntegrationTest {
 
-  private static final EmbeddedRedis REDIS =
-      EmbeddedRedis.start(
-          Path.of(System.getProperty("java.io.tmpdir"), "recovery-redis-" + UUID.randomUUID()));
-
-  static {
-    Runtime.getRuntime().addShutdownHook(new Thread(REDIS::stop));
-  }
+  private static final EmbeddedRedis REDIS = RecordedEvents.ownRedis("recovery-redis");
 
   @DynamicPropertySource
   static void ownRedis(DynamicPropertyRegistry properties) {
-    properties.add("spring.data.redis.host", () -> "127.0.0.1");
-    properties.add("spring.data.redis.port", REDIS::port);
+    RecordedEvents.useRedis(properties, REDIS);
   }
 
   @LocalServerPort private int port;
@@ -114,11 +106,6 @@ class RecoveryIntegrationTest {
   }
 
   private int count(String reservationId, String type) {
-    return jdbc.queryForObject(
-        "select count(*) from domain_event_entry where aggregate_identifier = ?"
-            + " and payload_type like ?",
-        Integer.class,
-        reservationId,
-        "%." + type);
+    return RecordedEvents.count(jdbc, reservationId, type);
   }
 }

@@ -333,17 +333,10 @@ class ReservationHttpIntegrationTest {
   }
 
   private int events(String aggregateId) {
-    return jdbc.queryForObject(
-        "select count(*) from domain_event_entry where aggregate_identifier = ?",
-        Integer.class,
-        aggregateId);
+    return RecordedEvents.count(jdbc, aggregateId, null);
   }
 
   private int reservedEvents(String reservationId) {
-    return jdbc.queryForObject(
-        "select count(*) from domain_event_entry where aggregate_identifier = ?"
-            + " and payload_type = 'io.stockade.api.reservation.StockReserved'",
-        Integer.class,
-        reservationId);
+    return RecordedEvents.count(jdbc, reservationId, "StockReserved");
   }
 }

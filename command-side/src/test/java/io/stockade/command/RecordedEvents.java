@@ -1,0 +1,40 @@
+package io.stockade.command;
+
+import io.stockade.localinfra.EmbeddedRedis;
+import java.nio.file.Path;
+import java.util.UUID;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.test.context.DynamicPropertyRegistry;
+
+/** What the command side's HTTP tests read from the event table, and their own Redis servers. */
+final class RecordedEvents {
+
+  private RecordedEvents() {}
+
+  /** Events of one stream, of the given type (simple name of the payload), or of any when null. */
+  static int count(JdbcTemplate jdbc, String aggregateId, String type) {
+    return jdbc.queryForObject(
+        "select count(*) from domain_event_entry where aggregate_identifier = ?"
+            + " and payload_type like ?",
+        Integer.class,
+        aggregateId,
+        type == null ? "%" : "%." + type);
+  }
+
+  /**
+   * A Redis of a test class's own (one it may stop and start), stopped when the JVM ends; its
+   * address registered as the application's Redis.
+   */
+  static EmbeddedRedis ownRedis(String name) {
+    EmbeddedRedis redis =
+        EmbeddedRedis.start(
+            Path.of(System.getProperty("java.io.tmpdir"), name + "-" + UUID.randomUUID()));
+    Runtime.getRuntime().addShutdownHook(new Thread(redis::stop));
+    return redis;
+  }
+
+  static void useRedis(DynamicPropertyRegistry properties, EmbeddedRedis redis) {
+    properties.add("spring.data.redis.host", () -> "127.0.0.1");
+    properties.add("spring.data.redis.port", redis::port);
+  }
+}
