@@ -19,6 +19,8 @@ import org.axonframework.eventhandling.GenericEventMessage;
 import org.axonframework.eventsourcing.EventSourcingHandler;
 import org.axonframework.modelling.command.AggregateIdentifier;
 import org.axonframework.spring.stereotype.Aggregate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One reservation's life: reserved, then confirmed or released (by request, or by its expiry
@@ -37,6 +39,8 @@ class Reservation {
   }
 
   static final String EXPIRY = "reservation-expiry";
+
+  private static final Logger log = LoggerFactory.getLogger(Reservation.class);
 
   @AggregateIdentifier private String reservationId;
   private String userId;
@@ -81,7 +85,7 @@ class Reservation {
       throw new ReservationNotActiveException(reservationId, status);
     }
     apply(new StockConfirmed(reservationId, userId, lines, command.confirmedAt()));
-    deadlines.cancelAllWithinScope(EXPIRY);
+    cancelExpiry(deadlines);
   }
 
   /** Releases once; a repeat changes nothing; a confirmed reservation cannot be released. */
@@ -94,6 +98,7 @@ class Reservation {
       throw new ReservationNotActiveException(reservationId, status);
     }
     apply(new StockReleased(reservationId, userId, lines, command.reason(), command.releasedAt()));
+    cancelExpiry(deadlines);
   }
 
   /**
@@ -110,6 +115,19 @@ class Reservation {
               lines,
               StockReleased.EXPIRED,
               GenericEventMessage.clock.instant()));
+    }
+  }
+
+  /**
+   * Best effort: the expiry checks the status before acting, so a deadline that could not be
+   * cancelled does no harm. It cannot be while it is running (db-scheduler then finds no row to
+   * delete and throws), and that must not fail the confirmation or the release.
+   */
+  private void cancelExpiry(DeadlineManager deadlines) {
+    try {
+      deadlines.cancelAllWithinScope(EXPIRY);
+    } catch (RuntimeException runningNow) {
+      log.debug("Expiry of {} not cancelled; it is running and will find it ended", reservationId);
     }
   }
 
