@@ -19,8 +19,6 @@ import org.axonframework.eventhandling.GenericEventMessage;
 import org.axonframework.eventsourcing.EventSourcingHandler;
 import org.axonframework.modelling.command.AggregateIdentifier;
 import org.axonframework.spring.stereotype.Aggregate;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * One reservation's life: reserved, then confirmed or released (by request, or by its expiry
@@ -39,8 +37,6 @@ class Reservation {
   }
 
   static final String EXPIRY = "reservation-expiry";
-
-  private static final Logger log = LoggerFactory.getLogger(Reservation.class);
 
   @AggregateIdentifier private String reservationId;
   private String userId;
@@ -77,7 +73,7 @@ class Reservation {
 
   /** Confirms once; a repeat changes nothing; a released reservation cannot be confirmed. */
   @CommandHandler
-  void handle(ConfirmReservationCommand command, DeadlineManager deadlines) {
+  void handle(ConfirmReservationCommand command) {
     if (status == Status.CONFIRMED) {
       return;
     }
@@ -85,12 +81,11 @@ class Reservation {
       throw new ReservationNotActiveException(reservationId, status);
     }
     apply(new StockConfirmed(reservationId, userId, lines, command.confirmedAt()));
-    cancelExpiry(deadlines);
   }
 
   /** Releases once; a repeat changes nothing; a confirmed reservation cannot be released. */
   @CommandHandler
-  void handle(ReleaseReservationCommand command, DeadlineManager deadlines) {
+  void handle(ReleaseReservationCommand command) {
     if (status == Status.RELEASED) {
       return;
     }
@@ -98,12 +93,13 @@ class Reservation {
       throw new ReservationNotActiveException(reservationId, status);
     }
     apply(new StockReleased(reservationId, userId, lines, command.reason(), command.releasedAt()));
-    cancelExpiry(deadlines);
   }
 
   /**
-   * Unpaid when its hold passed: released with reason EXPIRED, unless it ended before. (No
-   * parameters: Axon would take the first one for the deadline's payload, which has none.)
+   * Unpaid when its hold passed: released with reason EXPIRED, unless it ended before. Ending a
+   * reservation does not cancel this deadline: a cancel racing with the deadline's own run fails
+   * the whole unit of work in db-scheduler, while a deadline that finds the reservation ended does
+   * nothing. (No parameters: Axon would take the first one for the deadline's payload.)
    */
   @DeadlineHandler(deadlineName = EXPIRY)
   void expire() {
@@ -115,19 +111,6 @@ class Reservation {
               lines,
               StockReleased.EXPIRED,
               GenericEventMessage.clock.instant()));
-    }
-  }
-
-  /**
-   * Best effort: the expiry checks the status before acting, so a deadline that could not be
-   * cancelled does no harm. It cannot be while it is running (db-scheduler then finds no row to
-   * delete and throws), and that must not fail the confirmation or the release.
-   */
-  private void cancelExpiry(DeadlineManager deadlines) {
-    try {
-      deadlines.cancelAllWithinScope(EXPIRY);
-    } catch (RuntimeException runningNow) {
-      log.debug("Expiry of {} not cancelled; it is running and will find it ended", reservationId);
     }
   }
 

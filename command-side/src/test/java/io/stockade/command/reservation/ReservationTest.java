@@ -126,23 +126,27 @@ class ReservationTest {
   }
 
   @Test
-  void confirmingCancelsTheExpiry() {
+  void aConfirmedReservationDoesNotExpire() {
     Instant expires = fixture.currentTime().plusSeconds(900);
     fixture
-        .givenCommands(new ReserveStockCommand("O-1", "u-42", LINES, RESERVED_AT, expires, 17))
-        .when(new ConfirmReservationCommand("O-1", LATER))
-        .expectEvents(new StockConfirmed("O-1", "u-42", LINES, LATER))
-        .expectNoScheduledDeadlines();
+        .givenCommands(
+            new ReserveStockCommand("O-1", "u-42", LINES, RESERVED_AT, expires, 17),
+            new ConfirmReservationCommand("O-1", LATER))
+        .whenTimeAdvancesTo(expires)
+        .expectTriggeredDeadlinesWithName(Reservation.EXPIRY)
+        .expectNoEvents();
   }
 
   @Test
-  void releasingCancelsTheExpiry() {
+  void aReleasedReservationDoesNotExpireAgain() {
     Instant expires = fixture.currentTime().plusSeconds(900);
     fixture
-        .givenCommands(new ReserveStockCommand("O-1", "u-42", LINES, RESERVED_AT, expires, 17))
-        .when(new ReleaseReservationCommand("O-1", "CANCELLED", LATER))
-        .expectEvents(new StockReleased("O-1", "u-42", LINES, "CANCELLED", LATER))
-        .expectNoScheduledDeadlines();
+        .givenCommands(
+            new ReserveStockCommand("O-1", "u-42", LINES, RESERVED_AT, expires, 17),
+            new ReleaseReservationCommand("O-1", "CANCELLED", LATER))
+        .whenTimeAdvancesTo(expires)
+        .expectTriggeredDeadlinesWithName(Reservation.EXPIRY)
+        .expectNoEvents();
   }
 
   @Test
