@@ -10,6 +10,17 @@
 --   error "ERR_ARGUMENT <reason>"  malformed call; nothing written
 --   error "ERR_TYPE <key>"         the key holds the wrong Redis type; nothing written
 
+-- The gate's epoch comes first, before the keys and arguments above: KEYS[1] is the gate's marker
+-- (hash stockade:gate) and ARGV[1] the epoch the caller opened the gate in. When the marker holds
+-- another epoch, or none (Redis lost its data, or the gate is being rebuilt from the event store),
+-- the script answers {-1}, CLOSED, and writes nothing. The rest of the script sees KEYS and ARGV
+-- without them.
+local marker = table.remove(KEYS, 1)
+local gate_epoch = table.remove(ARGV, 1)
+if marker == nil or gate_epoch == nil or redis.call('HGET', marker, 'epoch') ~= gate_epoch then
+  return { -1 }
+end
+
 local function integer(value, min)
   if value == nil or not string.match(value, '^%-?%d+$') then
     return nil

@@ -12,6 +12,17 @@
 --   {4}              UNKNOWN_SKU: no counters for that SKU; nothing changed
 --   error "ERR_ARGUMENT <reason>" / "ERR_TYPE <key>": malformed call; nothing written
 
+-- The gate's epoch comes first, before the keys and arguments above: KEYS[1] is the gate's marker
+-- (hash stockade:gate) and ARGV[1] the epoch the caller opened the gate in. When the marker holds
+-- another epoch, or none (Redis lost its data, or the gate is being rebuilt from the event store),
+-- the script answers {-1}, CLOSED, and writes nothing. The rest of the script sees KEYS and ARGV
+-- without them.
+local marker = table.remove(KEYS, 1)
+local gate_epoch = table.remove(ARGV, 1)
+if marker == nil or gate_epoch == nil or redis.call('HGET', marker, 'epoch') ~= gate_epoch then
+  return { -1 }
+end
+
 local id = ARGV[1]
 if id == nil or #id < 1 or #id > 64 or not string.match(id, '^[%w%._%-]+$') then
   return redis.error_reply('ERR_ARGUMENT replenishmentId')

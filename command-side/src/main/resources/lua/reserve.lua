@@ -32,6 +32,17 @@
 --   error "ERR_TYPE <key>"                        a key holds the wrong Redis type; nothing written
 -- Every check runs before the first write, so a refusal or an error writes nothing.
 
+-- The gate's epoch comes first, before the keys and arguments above: KEYS[1] is the gate's marker
+-- (hash stockade:gate) and ARGV[1] the epoch the caller opened the gate in. When the marker holds
+-- another epoch, or none (Redis lost its data, or the gate is being rebuilt from the event store),
+-- the script answers {-1}, CLOSED, and writes nothing. The rest of the script sees KEYS and ARGV
+-- without them.
+local marker = table.remove(KEYS, 1)
+local gate_epoch = table.remove(ARGV, 1)
+if marker == nil or gate_epoch == nil or redis.call('HGET', marker, 'epoch') ~= gate_epoch then
+  return { -1 }
+end
+
 local MAX_QUANTITY = 2147483647
 
 local function argument_error(reason)

@@ -21,6 +21,17 @@
 --   {5}   STALE: ARGV[3] differs from the intent's lines; read them again; nothing changed
 --   error "ERR_ARGUMENT <reason>" / "ERR_TYPE <key>" / "ERR_STATE <key>": nothing written
 
+-- The gate's epoch comes first, before the keys and arguments above: KEYS[1] is the gate's marker
+-- (hash stockade:gate) and ARGV[1] the epoch the caller opened the gate in. When the marker holds
+-- another epoch, or none (Redis lost its data, or the gate is being rebuilt from the event store),
+-- the script answers {-1}, CLOSED, and writes nothing. The rest of the script sees KEYS and ARGV
+-- without them.
+local marker = table.remove(KEYS, 1)
+local gate_epoch = table.remove(ARGV, 1)
+if marker == nil or gate_epoch == nil or redis.call('HGET', marker, 'epoch') ~= gate_epoch then
+  return { -1 }
+end
+
 local target = ARGV[1]
 if target ~= 'CONFIRMED' and target ~= 'RELEASED' then
   return redis.error_reply('ERR_ARGUMENT target state')

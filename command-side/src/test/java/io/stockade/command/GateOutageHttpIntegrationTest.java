@@ -25,7 +25,10 @@ import tools.jackson.databind.JsonNode;
  * reservation is refused at once with 503 and Retry-After and nothing is recorded; once Redis is
  * back the service admits again without being restarted.
  */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@SpringBootTest(
+    webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+    // A database of its own too: the gate's epoch lives there, and belongs to one Redis.
+    properties = "stockade.local-infra.database=stockade_test_outage")
 // Closed after this class: its event processors must not linger, attached to a Redis of its own.
 @DirtiesContext
 class GateOutageHttpIntegrationTest {

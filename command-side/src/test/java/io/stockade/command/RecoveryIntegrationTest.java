@@ -32,6 +32,8 @@ import tools.jackson.databind.JsonNode;
 @SpringBootTest(
     webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
     properties = {
+      // A database of its own too: the gate's epoch lives there, and belongs to one Redis.
+      "stockade.local-infra.database=stockade_test_recovery",
       "stockade.recovery.enabled=true",
       "stockade.recovery.unrecorded-after=1s",
       "stockade.recovery.interval=300ms"

@@ -28,8 +28,13 @@ public sealed interface AdmissionDecision {
 
   <T> T accept(Cases<T> cases);
 
-  /** Every line was taken; the reservation must now be recorded. */
-  record Admitted(long sequence, Instant admittedAt, Instant expiresAt)
+  /**
+   * Every line was taken; the reservation must now be recorded.
+   *
+   * @param gateEpoch the epoch of the gate that admitted it: the record accepts it only while the
+   *     gate is still in that epoch (see {@link AdmissionFence})
+   */
+  record Admitted(long sequence, Instant admittedAt, Instant expiresAt, long gateEpoch)
       implements AdmissionDecision {
 
     @Override
@@ -39,7 +44,8 @@ public sealed interface AdmissionDecision {
   }
 
   /** This reservation was admitted before with the same content; nothing was taken again. */
-  record Duplicate(long sequence, Instant admittedAt, Instant expiresAt, String state)
+  record Duplicate(
+      long sequence, Instant admittedAt, Instant expiresAt, String state, long gateEpoch)
       implements AdmissionDecision {
 
     @Override

@@ -6,6 +6,16 @@ package io.stockade.command.admission;
  */
 final class GateKeys {
 
+  /**
+   * Hash naming the epoch the gate's data belongs to ({@code epoch}, {@code runId} of the Redis
+   * server it was built on) or the epoch being rebuilt ({@code building}). Every script checks it
+   * first: a Redis without it (restarted empty, failed over, flushed) admits nothing.
+   */
+  static final String MARKER = "stockade:gate";
+
+  /** Every key of the gate: what a rebuild clears. */
+  static final String PATTERN = "stockade:*";
+
   static final String SEQUENCE = "stockade:gate:sequence";
 
   /**

@@ -10,6 +10,15 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *
  * @param intentRetention how long the intent record of a confirmed or released reservation is kept:
  *     the window in which a retry is recognised. Live reservations are kept until they end.
+ * @param reopenInterval how often a closed gate tries to open again (reconnect, check, rebuild)
+ * @param rebuildLease how long a rebuild begun by an instance that stopped answering holds off the
+ *     other instances before one of them takes it over
+ * @param openOnStart how long the service waits at startup for the gate to open before it reports
+ *     itself ready anyway (the gate then opens in the background; reservations get 503 until then)
  */
 @ConfigurationProperties("stockade.gate")
-record GateProperties(@DefaultValue("24h") Duration intentRetention) {}
+record GateProperties(
+    @DefaultValue("24h") Duration intentRetention,
+    @DefaultValue("500ms") Duration reopenInterval,
+    @DefaultValue("60s") Duration rebuildLease,
+    @DefaultValue("60s") Duration openOnStart) {}

@@ -14,7 +14,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.dao.DataAccessException;
-import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.stereotype.Component;
 
@@ -43,11 +42,14 @@ class RedisAdmissionGate implements AdmissionGate {
 
   private static final Logger log = LoggerFactory.getLogger(RedisAdmissionGate.class);
 
-  private final StringRedisTemplate redis;
+  /** Reply of every script when Redis holds another epoch than the session's, or none. */
+  private static final int CLOSED = -1;
+
+  private final GateSessions sessions;
   private final String retentionMillis;
 
-  RedisAdmissionGate(StringRedisTemplate redis, GateProperties properties) {
-    this.redis = redis;
+  RedisAdmissionGate(GateSessions sessions, GateProperties properties) {
+    this.sessions = sessions;
     this.retentionMillis = String.valueOf(properties.intentRetention().toMillis());
   }
 
@@ -56,7 +58,7 @@ class RedisAdmissionGate implements AdmissionGate {
    * under a lock at every call to learn its SHA: a third of the gate's throughput.
    */
   @SuppressWarnings({"unchecked", "rawtypes"})
-  private static RedisScript<List<Object>> script(String name) {
+  static RedisScript<List<Object>> script(String name) {
     try (InputStream in = new ClassPathResource("lua/" + name + ".lua").getInputStream()) {
       String source = new String(in.readAllBytes(), StandardCharsets.UTF_8);
       return (RedisScript) RedisScript.of(source, List.class);
@@ -69,8 +71,8 @@ class RedisAdmissionGate implements AdmissionGate {
   public void register(String skuId, long initialStock, Integer perUserLimit) {
     long limit = perUserLimit == null ? NO_LIMIT : perUserLimit;
     try {
-      run(REGISTER, List.of(GateKeys.counters(skuId)), initialStock, limit);
-    } catch (DataAccessException e) {
+      run(session(), REGISTER, List.of(GateKeys.counters(skuId)), initialStock, limit);
+    } catch (DataAccessException | GateClosedException e) {
       throw new GateUnavailableException("Gate unreachable while registering " + skuId, e);
     }
   }
@@ -93,8 +95,10 @@ class RedisAdmissionGate implements AdmissionGate {
       args.add(line.quantity());
     }
     try {
-      return decision(run(RESERVE, keys, args.toArray()), admission.lines());
-    } catch (DataAccessException e) {
+      GateSession session = session();
+      return decision(
+          run(session, RESERVE, keys, args.toArray()), admission.lines(), session.epoch());
+    } catch (DataAccessException | GateClosedException e) {
       return new AdmissionDecision.Unavailable(e.getMessage());
     }
   }
@@ -117,8 +121,9 @@ class RedisAdmissionGate implements AdmissionGate {
   private Transition transition(String reservationId, String target, String reason) {
     String intent = GateKeys.intent(reservationId);
     try {
+      GateSession session = session();
       for (int attempt = 0; attempt < 3; attempt++) {
-        Object lines = redis.opsForHash().get(intent, "lines");
+        Object lines = session.redis().opsForHash().get(intent, "lines");
         if (lines == null) {
           return Transition.UNKNOWN;
         }
@@ -132,7 +137,7 @@ class RedisAdmissionGate implements AdmissionGate {
             reason == null
                 ? new Object[] {target, retentionMillis, lines}
                 : new Object[] {target, retentionMillis, lines, reason};
-        switch (code(run(TRANSITION, keys, args))) {
+        switch (code(run(session, TRANSITION, keys, args))) {
           case DONE:
             return Transition.DONE;
           case ALREADY:
@@ -148,7 +153,7 @@ class RedisAdmissionGate implements AdmissionGate {
         }
       }
       throw new IllegalStateException("Intent of " + reservationId + " keeps changing");
-    } catch (DataAccessException e) {
+    } catch (DataAccessException | GateClosedException e) {
       return Transition.UNAVAILABLE;
     }
   }
@@ -156,8 +161,8 @@ class RedisAdmissionGate implements AdmissionGate {
   @Override
   public void recorded(String reservationId) {
     try {
-      redis.opsForZSet().remove(GateKeys.PENDING, GateKeys.intent(reservationId));
-    } catch (DataAccessException e) {
+      session().redis().opsForZSet().remove(GateKeys.PENDING, GateKeys.intent(reservationId));
+    } catch (DataAccessException | GateClosedException e) {
       // The sweeper finds it recorded later and clears it then.
       log.debug("Could not clear pending reservation {}", reservationId, e);
     }
@@ -166,7 +171,8 @@ class RedisAdmissionGate implements AdmissionGate {
   @Override
   public List<String> pendingBefore(Instant cutoff, int limit) {
     Set<String> keys =
-        redis
+        session()
+            .redis()
             .opsForZSet()
             .rangeByScore(
                 GateKeys.PENDING, Double.NEGATIVE_INFINITY, cutoff.toEpochMilli(), 0, limit);
@@ -176,7 +182,8 @@ class RedisAdmissionGate implements AdmissionGate {
   @Override
   public Optional<Intent> intent(String reservationId) {
     List<Object> fields =
-        redis
+        session()
+            .redis()
             .opsForHash()
             .multiGet(
                 GateKeys.intent(reservationId), List.of("state", "user", "lines", "sequence"));
@@ -196,6 +203,7 @@ class RedisAdmissionGate implements AdmissionGate {
     try {
       List<Object> reply =
           run(
+              session(),
               REPLENISH,
               List.of(GateKeys.counters(skuId), GateKeys.replenishments(skuId)),
               replenishmentId,
@@ -212,43 +220,79 @@ class RedisAdmissionGate implements AdmissionGate {
         default:
           throw new IllegalStateException("Unknown reply of replenish.lua " + reply);
       }
-    } catch (DataAccessException e) {
+    } catch (DataAccessException | GateClosedException e) {
       return Replenishment.UNAVAILABLE;
     }
   }
 
-  /**
-   * Runs a script. Its own error replies ({@code ERR_...}) and Lua failures are bugs in the caller
-   * or corrupted keys, never outcomes: they are thrown as {@link GateScriptException} so that they
-   * cannot be mistaken for "Redis cannot answer" (any other {@link DataAccessException}: refused
-   * connection, timeout, LOADING, READONLY...).
-   */
-  private List<Object> run(RedisScript<List<Object>> script, List<String> keys, Object... args) {
-    String[] values = new String[args.length];
-    for (int i = 0; i < args.length; i++) {
-      values[i] = String.valueOf(args[i]);
+  private GateSession session() {
+    GateSession session = sessions.current();
+    if (session == null) {
+      throw new GateClosedException("The gate is closed while it opens (checks or rebuilds Redis)");
     }
+    return session;
+  }
+
+  /**
+   * Runs a script in the session's epoch. A CLOSED reply (Redis holds another epoch, or none) and a
+   * failed connection end the session: the gate checks Redis again before it opens.
+   *
+   * <p>Its own error replies ({@code ERR_...}) and Lua failures are bugs in the caller or corrupted
+   * keys, never outcomes: they are thrown as {@link GateScriptException} so that they cannot be
+   * mistaken for "Redis cannot answer" (any other {@link DataAccessException}: refused connection,
+   * timeout, LOADING, READONLY...).
+   */
+  private List<Object> run(
+      GateSession session, RedisScript<List<Object>> script, List<String> keys, Object... args) {
+    List<String> allKeys = new ArrayList<>(keys.size() + 1);
+    allKeys.add(GateKeys.MARKER);
+    allKeys.addAll(keys);
+    String[] values = new String[args.length + 1];
+    values[0] = String.valueOf(session.epoch());
+    for (int i = 0; i < args.length; i++) {
+      values[i + 1] = String.valueOf(args[i]);
+    }
+    List<Object> reply;
     try {
-      return redis.execute(script, keys, (Object[]) values);
+      reply = session.redis().execute(script, allKeys, (Object[]) values);
     } catch (DataAccessException e) {
       String message = String.valueOf(e.getMostSpecificCause().getMessage());
       if (message.startsWith("ERR_") || message.contains("user_script")) {
         throw new GateScriptException(message, e);
       }
+      sessions.lost(session);
       throw e;
+    }
+    if (code(reply) == CLOSED) {
+      sessions.lost(session);
+      throw new GateClosedException("Redis does not hold the gate of epoch " + session.epoch());
+    }
+    return reply;
+  }
+
+  /** The gate is closed: Redis lost its data, is being rebuilt, or was never opened. */
+  private static final class GateClosedException extends RuntimeException {
+
+    GateClosedException(String message) {
+      super(message, null, false, false);
     }
   }
 
-  private static AdmissionDecision decision(List<Object> reply, List<ReservationLine> lines) {
+  private static AdmissionDecision decision(
+      List<Object> reply, List<ReservationLine> lines, long epoch) {
     int code = code(reply);
     int index = reply.size() > 1 ? number(reply, 1).intValue() : -1;
     switch (code) {
       case 1:
         return new AdmissionDecision.Admitted(
-            number(reply, 1), instant(reply, 2), instant(reply, 3));
+            number(reply, 1), instant(reply, 2), instant(reply, 3), epoch);
       case 2:
         return new AdmissionDecision.Duplicate(
-            number(reply, 1), instant(reply, 2), instant(reply, 3), String.valueOf(reply.get(4)));
+            number(reply, 1),
+            instant(reply, 2),
+            instant(reply, 3),
+            String.valueOf(reply.get(4)),
+            epoch);
       case 3:
         return new AdmissionDecision.Reused();
       case 4:

@@ -11,6 +11,7 @@ import io.stockade.api.reservation.ReserveStockCommand;
 import io.stockade.api.reservation.StockConfirmed;
 import io.stockade.api.reservation.StockReleased;
 import io.stockade.api.reservation.StockReserved;
+import io.stockade.command.admission.AdmissionFence;
 import java.util.List;
 import org.axonframework.commandhandling.CommandHandler;
 import org.axonframework.deadline.DeadlineManager;
@@ -46,7 +47,9 @@ class Reservation {
   Reservation() {}
 
   @CommandHandler
-  Reservation(ReserveStockCommand command, DeadlineManager deadlines) {
+  Reservation(ReserveStockCommand command, DeadlineManager deadlines, AdmissionFence fence) {
+    // Refused once the gate that admitted it has been rebuilt: its counters are not the gate's.
+    fence.check(command.gateEpoch());
     apply(
         new StockReserved(
             command.reservationId(),
@@ -54,7 +57,8 @@ class Reservation {
             command.lines(),
             command.reservedAt(),
             command.expiresAt(),
-            command.admissionSequence()));
+            command.admissionSequence(),
+            command.gateEpoch()));
     // After apply: the deadline's scope needs the identifier the event has just set. Persistent
     // (db-scheduler): it survives restarts and fires on whichever instance polls first.
     deadlines.schedule(command.expiresAt(), EXPIRY);

@@ -5,6 +5,7 @@ import io.stockade.api.reservation.ReserveStockCommand;
 import io.stockade.command.admission.Admission;
 import io.stockade.command.admission.AdmissionDecision;
 import io.stockade.command.admission.AdmissionGate;
+import io.stockade.command.admission.GateEpochChangedException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -41,10 +42,24 @@ class ReservingStock {
   AdmissionDecision reserve(
       String reservationId, String userId, List<ReservationLine> lines, Duration hold) {
     Admission admission = new Admission(reservationId, userId, lines, hold, clock.instant());
+    try {
+      return reserve(admission);
+    } catch (GateEpochChangedException rebuilt) {
+      return new AdmissionDecision.Unavailable(rebuilt.getMessage());
+    }
+  }
+
+  private AdmissionDecision reserve(Admission admission) {
+    String reservationId = admission.reservationId();
     AdmissionDecision decision = gate.reserve(admission);
     if (decision instanceof AdmissionDecision.Admitted admitted) {
       boolean recorded =
-          record(admission, admitted.sequence(), admitted.admittedAt(), admitted.expiresAt());
+          record(
+              admission,
+              admitted.sequence(),
+              admitted.admittedAt(),
+              admitted.expiresAt(),
+              admitted.gateEpoch());
       if (recorded) {
         gate.recorded(reservationId);
       } else {
@@ -60,7 +75,12 @@ class ReservingStock {
         && "RESERVED".equals(duplicate.state())) {
       // The first attempt may have crashed between gate and event: recording again heals it.
       // A confirmed or released intent only ever follows a recorded event: nothing to record.
-      if (record(admission, duplicate.sequence(), duplicate.admittedAt(), duplicate.expiresAt())) {
+      if (record(
+          admission,
+          duplicate.sequence(),
+          duplicate.admittedAt(),
+          duplicate.expiresAt(),
+          duplicate.gateEpoch())) {
         gate.recorded(reservationId);
       }
       // Otherwise the stream existed: recorded before (and taken off the pending list then), or
@@ -71,7 +91,7 @@ class ReservingStock {
 
   /** Records the reservation; false when its event stream already existed. */
   private boolean record(
-      Admission admission, long sequence, Instant admittedAt, Instant expiresAt) {
+      Admission admission, long sequence, Instant admittedAt, Instant expiresAt, long gateEpoch) {
     ReserveStockCommand command =
         new ReserveStockCommand(
             admission.reservationId(),
@@ -79,10 +99,16 @@ class ReservingStock {
             admission.lines(),
             admittedAt,
             expiresAt,
-            sequence);
+            sequence,
+            gateEpoch);
     try {
       commands.sendAndWait(command);
       return true;
+    } catch (GateEpochChangedException rebuilt) {
+      // Admitted by a gate that has since been closed for a rebuild: the rebuild counts only what
+      // the record holds, so nothing of this admission is left to give back.
+      log.info("Reservation {} not recorded: {}", admission.reservationId(), rebuilt.getMessage());
+      throw rebuilt;
     } catch (AggregateStreamCreationException alreadyRecorded) {
       log.debug("Reservation {} was already recorded", admission.reservationId());
       return false;

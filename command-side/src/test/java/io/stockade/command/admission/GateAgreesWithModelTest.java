@@ -104,7 +104,7 @@ class GateAgreesWithModelTest {
 
   private void check(List<Step> steps, Map<String, Integer> outcomes) {
     String prefix = "t" + UUID.randomUUID().toString().substring(0, 8) + "-";
-    GateModel model = new GateModel();
+    GateModel model = new GateModel(TestRedis.epoch(redis));
     Map<String, Reserve> sent = new HashMap<>();
     try {
       for (Step step : steps) {

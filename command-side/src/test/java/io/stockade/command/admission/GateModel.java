@@ -47,9 +47,15 @@ final class GateModel {
     }
   }
 
+  private final long epoch;
   private final Map<String, Counters> skus = new HashMap<>();
   private final Map<String, Intent> intents = new HashMap<>();
   private final Map<String, Long> replenishments = new HashMap<>();
+
+  /** A model of the gate open in {@code epoch}. */
+  GateModel(long epoch) {
+    this.epoch = epoch;
+  }
 
   void register(String skuId, long initialStock, Integer perUserLimit) {
     skus.putIfAbsent(skuId, new Counters(initialStock, perUserLimit));
@@ -93,7 +99,7 @@ final class GateModel {
               && known.content().equals(content);
       return same
           ? new AdmissionDecision.Duplicate(
-              known.sequence(), known.admittedAt(), known.expiresAt(), known.state())
+              known.sequence(), known.admittedAt(), known.expiresAt(), known.state(), epoch)
           : new AdmissionDecision.Reused();
     }
     List<ReservationLine> lines = admission.lines();
@@ -128,7 +134,7 @@ final class GateModel {
             admission.now(),
             expiresAt,
             "RESERVED"));
-    return new AdmissionDecision.Admitted(sequence, admission.now(), expiresAt);
+    return new AdmissionDecision.Admitted(sequence, admission.now(), expiresAt, epoch);
   }
 
   Transition confirm(String reservationId) {

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.stockade.api.reservation.ReservationLine;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -232,14 +233,19 @@ class GateScriptArgumentsTest {
             fixture.intent(),
             fixture.fresh());
     Map<String, String> before = GateKeyDump.of(redis, keys);
+    // The gate's marker and epoch come first in every call.
+    List<String> gateKeys = new ArrayList<>(List.of(GateKeys.MARKER));
+    gateKeys.addAll(call.keys());
+    List<String> gateArgs = new ArrayList<>(List.of(String.valueOf(TestRedis.epoch(redis))));
+    gateArgs.addAll(call.args());
 
     assertThatThrownBy(
             () ->
                 redis.execute(
                     RedisScript.of(
                         new ClassPathResource("lua/" + call.script() + ".lua"), List.class),
-                    call.keys(),
-                    call.args().toArray()))
+                    gateKeys,
+                    gateArgs.toArray()))
         .isInstanceOf(DataAccessException.class)
         .rootCause()
         .message()

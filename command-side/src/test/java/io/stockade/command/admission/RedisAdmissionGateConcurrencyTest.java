@@ -164,7 +164,8 @@ class RedisAdmissionGateConcurrencyTest {
                             admitted.sequence(),
                             admitted.admittedAt(),
                             admitted.expiresAt(),
-                            "RESERVED")));
+                            "RESERVED",
+                            admitted.gateEpoch())));
     assertThat(counters(sku)).containsEntry("available", "7").containsEntry("reserved", "3");
   }
 

@@ -61,6 +61,46 @@ final class TestRedis {
 
   /** The real gate over a template, keeping finished intents for {@code retention}. */
   static RedisAdmissionGate gate(StringRedisTemplate redis, Duration retention) {
-    return new RedisAdmissionGate(redis, new GateProperties(retention));
+    return new RedisAdmissionGate(new AdoptingSessions(redis), properties(retention));
+  }
+
+  static GateProperties properties(Duration retention) {
+    return new GateProperties(
+        retention, Duration.ofMillis(500), Duration.ofSeconds(60), Duration.ofSeconds(60));
+  }
+
+  /**
+   * The epoch the gate's tests run in: the one in Redis's marker, which is set to 1 when Redis has
+   * none. (The service's gate never does that: it rebuilds a Redis without a marker.)
+   */
+  static long epoch(StringRedisTemplate redis) {
+    redis.opsForHash().putIfAbsent(GateKeys.MARKER, "epoch", "1");
+    return Long.parseLong(String.valueOf(redis.opsForHash().get(GateKeys.MARKER, "epoch")));
+  }
+
+  /** Sessions for the gate's own tests: no event store behind them, they adopt Redis's epoch. */
+  static final class AdoptingSessions implements GateSessions {
+
+    private final StringRedisTemplate redis;
+    private volatile GateSession session;
+
+    AdoptingSessions(StringRedisTemplate redis) {
+      this.redis = redis;
+    }
+
+    @Override
+    public GateSession current() {
+      GateSession current = session;
+      if (current == null) {
+        current = new GateSession(redis, epoch(redis));
+        session = current;
+      }
+      return current;
+    }
+
+    @Override
+    public void lost(GateSession lost) {
+      session = null;
+    }
   }
 }

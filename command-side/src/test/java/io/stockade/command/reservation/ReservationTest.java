@@ -11,6 +11,8 @@ import io.stockade.api.reservation.ReserveStockCommand;
 import io.stockade.api.reservation.StockConfirmed;
 import io.stockade.api.reservation.StockReleased;
 import io.stockade.api.reservation.StockReserved;
+import io.stockade.command.admission.AdmissionFence;
+import io.stockade.command.admission.GateEpochChangedException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -31,11 +33,19 @@ class ReservationTest {
   @BeforeEach
   void setUp() {
     fixture = new AggregateTestFixture<>(Reservation.class);
+    // The gate is open in epoch 3.
+    fixture.registerInjectableResource(
+        (AdmissionFence)
+            epoch -> {
+              if (epoch != 3) {
+                throw new GateEpochChangedException(epoch, 3, "OPEN");
+              }
+            });
   }
 
   private static final Instant LATER = Instant.parse("2026-11-30T10:05:00Z");
   private static final StockReserved RESERVED =
-      new StockReserved("O-1", "u-42", LINES, RESERVED_AT, EXPIRES_AT, 17);
+      new StockReserved("O-1", "u-42", LINES, RESERVED_AT, EXPIRES_AT, 17, 3);
 
   @Test
   void confirmsOnceWithWhatAnAuditorNeeds() {
@@ -95,7 +105,7 @@ class ReservationTest {
   void reservingSchedulesItsExpiryAndAnUnpaidReservationExpires() {
     Instant expires = fixture.currentTime().plusSeconds(900);
     fixture
-        .givenCommands(new ReserveStockCommand("O-1", "u-42", LINES, RESERVED_AT, expires, 17))
+        .givenCommands(new ReserveStockCommand("O-1", "u-42", LINES, RESERVED_AT, expires, 17, 3))
         .whenTimeAdvancesTo(expires)
         .expectTriggeredDeadlinesWithName(Reservation.EXPIRY)
         .expectEventsMatching(
@@ -119,7 +129,7 @@ class ReservationTest {
   void aReservationExpiresOnlyWhenItsHoldHasPassed() {
     Instant expires = fixture.currentTime().plusSeconds(900);
     fixture
-        .givenCommands(new ReserveStockCommand("O-1", "u-42", LINES, RESERVED_AT, expires, 17))
+        .givenCommands(new ReserveStockCommand("O-1", "u-42", LINES, RESERVED_AT, expires, 17, 3))
         .whenTimeElapses(Duration.ofSeconds(899))
         .expectNoEvents()
         .expectScheduledDeadlineWithName(expires, Reservation.EXPIRY);
@@ -130,7 +140,7 @@ class ReservationTest {
     Instant expires = fixture.currentTime().plusSeconds(900);
     fixture
         .givenCommands(
-            new ReserveStockCommand("O-1", "u-42", LINES, RESERVED_AT, expires, 17),
+            new ReserveStockCommand("O-1", "u-42", LINES, RESERVED_AT, expires, 17, 3),
             new ConfirmReservationCommand("O-1", LATER))
         .whenTimeAdvancesTo(expires)
         .expectTriggeredDeadlinesWithName(Reservation.EXPIRY)
@@ -142,7 +152,7 @@ class ReservationTest {
     Instant expires = fixture.currentTime().plusSeconds(900);
     fixture
         .givenCommands(
-            new ReserveStockCommand("O-1", "u-42", LINES, RESERVED_AT, expires, 17),
+            new ReserveStockCommand("O-1", "u-42", LINES, RESERVED_AT, expires, 17, 3),
             new ReleaseReservationCommand("O-1", "CANCELLED", LATER))
         .whenTimeAdvancesTo(expires)
         .expectTriggeredDeadlinesWithName(Reservation.EXPIRY)
@@ -153,8 +163,17 @@ class ReservationTest {
   void recordsWhatTheGateAdmittedWithItsSequence() {
     fixture
         .givenNoPriorActivity()
-        .when(new ReserveStockCommand("O-1", "u-42", LINES, RESERVED_AT, EXPIRES_AT, 17))
+        .when(new ReserveStockCommand("O-1", "u-42", LINES, RESERVED_AT, EXPIRES_AT, 17, 3))
         .expectSuccessfulHandlerExecution()
-        .expectEvents(new StockReserved("O-1", "u-42", LINES, RESERVED_AT, EXPIRES_AT, 17));
+        .expectEvents(new StockReserved("O-1", "u-42", LINES, RESERVED_AT, EXPIRES_AT, 17, 3));
+  }
+
+  @Test
+  void anAdmissionOfAGateSinceRebuiltIsNotRecorded() {
+    fixture
+        .givenNoPriorActivity()
+        .when(new ReserveStockCommand("O-1", "u-42", LINES, RESERVED_AT, EXPIRES_AT, 17, 2))
+        .expectException(GateEpochChangedException.class)
+        .expectNoEvents();
   }
 }

@@ -61,6 +61,7 @@ class StockProjectionIntegrationTest {
             List.of(new ReservationLine(sku, 2), new ReservationLine(other, 1)),
             now,
             now.plusSeconds(900),
+            1,
             1));
 
     await()
@@ -94,8 +95,8 @@ class StockProjectionIntegrationTest {
     List<ReservationLine> two = List.of(new ReservationLine(sku, 2));
     append(sku, new SkuRegistered(sku, 10, null));
     append(sku, 1, new StockReplenished(sku, "R-1", 5));
-    append("A-" + run, new StockReserved("A-" + run, "u-1", three, now, now, 1));
-    append("B-" + run, new StockReserved("B-" + run, "u-2", two, now, now, 2));
+    append("A-" + run, new StockReserved("A-" + run, "u-1", three, now, now, 1, 1));
+    append("B-" + run, new StockReserved("B-" + run, "u-2", two, now, now, 2, 1));
     append("A-" + run, 1, new StockConfirmed("A-" + run, "u-1", three, now));
     append("B-" + run, 1, new StockReleased("B-" + run, "u-2", two, "CANCELLED", now));
 

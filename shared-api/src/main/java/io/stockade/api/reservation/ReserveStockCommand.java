@@ -10,6 +10,8 @@ import org.axonframework.modelling.command.TargetAggregateIdentifier;
  *
  * @param lines merged lines, one per SKU, in the order the gate checked them
  * @param admissionSequence the gate's sequence number for this admission
+ * @param gateEpoch the epoch of the gate that admitted it; the record refuses it once the gate has
+ *     moved on (been rebuilt)
  */
 public record ReserveStockCommand(
     @TargetAggregateIdentifier String reservationId,
@@ -17,7 +19,8 @@ public record ReserveStockCommand(
     List<ReservationLine> lines,
     Instant reservedAt,
     Instant expiresAt,
-    long admissionSequence) {
+    long admissionSequence,
+    long gateEpoch) {
 
   public ReserveStockCommand {
     lines = List.copyOf(lines);

@@ -6,6 +6,10 @@ import java.util.List;
 /**
  * Units of one or more SKUs were taken out of available stock for a user, until {@code expiresAt}
  * unless confirmed.
+ *
+ * @param admissionSequence the admission gate's sequence number for it, within {@code gateEpoch}
+ * @param gateEpoch the epoch of the gate that admitted it (a gate rebuilt from the event store
+ *     starts a new epoch); 0 in events stored before epochs existed
  */
 public record StockReserved(
     String reservationId,
@@ -13,7 +17,8 @@ public record StockReserved(
     List<ReservationLine> lines,
     Instant reservedAt,
     Instant expiresAt,
-    long admissionSequence)
+    long admissionSequence,
+    long gateEpoch)
     implements ReservationEvent {
 
   public StockReserved {

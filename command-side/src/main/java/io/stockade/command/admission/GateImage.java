@@ -1,0 +1,162 @@
+package io.stockade.command.admission;
+
+import io.stockade.api.reservation.ReservationAbandoned;
+import io.stockade.api.reservation.ReservationLine;
+import io.stockade.api.reservation.StockConfirmed;
+import io.stockade.api.reservation.StockReleased;
+import io.stockade.api.reservation.StockReserved;
+import io.stockade.api.sku.SkuRegistered;
+import io.stockade.api.sku.StockReplenished;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What the gate's keys must hold, folded from the event store: every SKU's counters, holders and
+ * applied replenishments, and the intent of every reservation the gate must still recognise.
+ */
+final class GateImage {
+
+  private static final Logger log = LoggerFactory.getLogger(GateImage.class);
+
+  static final class Sku {
+    long available;
+    long reserved;
+    long sold;
+    long limit = -1;
+    final Map<String, Long> holders = new LinkedHashMap<>();
+    final Map<String, Long> replenishments = new LinkedHashMap<>();
+  }
+
+  static final class Intent {
+    String state;
+    String userId;
+    List<ReservationLine> lines;
+    String fingerprint;
+    long sequence;
+    Instant admittedAt;
+    Instant expiresAt;
+    String reason;
+    Instant endedAt;
+
+    /** The lines as reserve.lua writes them: "sku qty sku qty ...". */
+    String recordedLines() {
+      StringBuilder recorded = new StringBuilder();
+      for (ReservationLine line : lines) {
+        if (recorded.length() > 0) {
+          recorded.append(' ');
+        }
+        recorded.append(line.skuId()).append(' ').append(line.quantity());
+      }
+      return recorded.toString();
+    }
+  }
+
+  final Map<String, Sku> skus = new LinkedHashMap<>();
+  final Map<String, Intent> intents = new LinkedHashMap<>();
+  long sequence;
+  long events;
+
+  /** Folds one event of the record, in the record's order. */
+  void apply(Object event) {
+    events++;
+    if (event instanceof SkuRegistered registered) {
+      Sku sku = new Sku();
+      sku.available = registered.initialStock();
+      sku.limit = registered.perUserLimit() == null ? -1 : registered.perUserLimit();
+      skus.put(registered.skuId(), sku);
+    } else if (event instanceof StockReplenished replenished) {
+      Sku sku = sku(replenished.skuId());
+      sku.available += replenished.quantity();
+      sku.replenishments.put(replenished.replenishmentId(), (long) replenished.quantity());
+    } else if (event instanceof StockReserved reserved) {
+      Intent intent = new Intent();
+      intent.state = "RESERVED";
+      intent.userId = reserved.userId();
+      intent.lines = reserved.lines();
+      intent.sequence = reserved.admissionSequence();
+      intent.admittedAt = reserved.reservedAt();
+      intent.expiresAt = reserved.expiresAt();
+      intent.fingerprint =
+          new Admission(
+                  reserved.reservationId(),
+                  reserved.userId(),
+                  reserved.lines(),
+                  Duration.between(reserved.reservedAt(), reserved.expiresAt()),
+                  reserved.reservedAt())
+              .fingerprint();
+      intents.put(reserved.reservationId(), intent);
+      sequence = Math.max(sequence, reserved.admissionSequence());
+      for (ReservationLine line : reserved.lines()) {
+        Sku sku = sku(line.skuId());
+        sku.available -= line.quantity();
+        sku.reserved += line.quantity();
+        sku.holders.merge(reserved.userId(), (long) line.quantity(), Long::sum);
+      }
+    } else if (event instanceof StockConfirmed confirmed) {
+      Intent intent = end(confirmed.reservationId(), "CONFIRMED", confirmed.confirmedAt());
+      if (intent != null) {
+        for (ReservationLine line : intent.lines) {
+          Sku sku = sku(line.skuId());
+          sku.reserved -= line.quantity();
+          sku.sold += line.quantity();
+        }
+      }
+    } else if (event instanceof StockReleased released) {
+      Intent intent = end(released.reservationId(), "RELEASED", released.releasedAt());
+      if (intent != null) {
+        intent.reason = released.reason();
+        for (ReservationLine line : intent.lines) {
+          Sku sku = sku(line.skuId());
+          sku.reserved -= line.quantity();
+          sku.available += line.quantity();
+          long held = sku.holders.merge(intent.userId, (long) -line.quantity(), Long::sum);
+          if (held <= 0) {
+            sku.holders.remove(intent.userId);
+          }
+        }
+      }
+    } else if (event instanceof ReservationAbandoned abandoned) {
+      // Never counted: its units were given back. A late retry of the id is admitted again and
+      // then refused by the record; the recovery sweeper gives those units back too.
+      sequence = Math.max(sequence, abandoned.admissionSequence());
+    }
+  }
+
+  /** The intents to write: live ones, and ended ones still inside the retention. */
+  Map<String, Intent> intentsToKeep(Instant now, Duration retention) {
+    Map<String, Intent> kept = new LinkedHashMap<>();
+    intents.forEach(
+        (id, intent) -> {
+          if (intent.endedAt == null || intent.endedAt.plus(retention).isAfter(now)) {
+            kept.put(id, intent);
+          }
+        });
+    return kept;
+  }
+
+  private Intent end(String reservationId, String state, Instant at) {
+    Intent intent = intents.get(reservationId);
+    if (intent == null || !"RESERVED".equals(intent.state)) {
+      log.error("The record ends reservation {} that it does not hold as reserved", reservationId);
+      return null;
+    }
+    intent.state = state;
+    intent.endedAt = at;
+    return intent;
+  }
+
+  private Sku sku(String skuId) {
+    Sku sku = skus.get(skuId);
+    if (sku == null) {
+      log.error("The record uses SKU {} before registering it", skuId);
+      sku = new Sku();
+      skus.put(skuId, sku);
+    }
+    return sku;
+  }
+}

@@ -1,0 +1,268 @@
+package io.stockade.command.admission;
+
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+import java.lang.management.ManagementFactory;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Properties;
+import java.util.UUID;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.DisposableBean;
+import org.springframework.boot.context.event.ApplicationReadyEvent;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisProperties;
+import org.springframework.context.event.EventListener;
+import org.springframework.data.redis.connection.RedisPassword;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.stereotype.Component;
+
+/**
+ * Opens the gate, and closes it when Redis may have lost data.
+ *
+ * <p>Each session has a connection of its own that never reconnects by itself: a Redis restart or
+ * failover ends the session, and no command reaches the new server before it has been checked. The
+ * check: the gate's epoch in the database is OPEN, Redis's marker holds the same epoch, and Redis
+ * is the very server process (run_id) the gate was built or last checked on. A restarted server may
+ * have come back with an older copy of its data (AOF, RDB, a lagging replica), so it is never
+ * trusted: the gate is rebuilt from the event store instead.
+ *
+ * <p>A rebuild is claimed in the database (next epoch, REBUILDING), which waits for admissions of
+ * the old epoch still being stored and fences out later ones; the other instances wait until the
+ * epoch is OPEN, then adopt it. A claim left by an instance that stopped answering is taken over
+ * after {@code stockade.gate.rebuild-lease}.
+ */
+@Component
+class GateKeeper implements GateSessions, DisposableBean {
+
+  private static final Logger log = LoggerFactory.getLogger(GateKeeper.class);
+
+  private record Opened(GateSession session, LettuceConnectionFactory factory) {}
+
+  /** The gate cannot open yet; the next attempt follows after the reopen interval. */
+  private static final class NotYetException extends RuntimeException {
+
+    NotYetException(String message) {
+      super(message, null, false, false);
+    }
+  }
+
+  private final DataRedisConnectionDetails redis;
+  private final DataRedisProperties redisProperties;
+  private final GateEpochs epochs;
+  private final GateRebuild rebuild;
+  private final GateProperties properties;
+  private final Clock clock;
+  private final String me =
+      ManagementFactory.getRuntimeMXBean().getName()
+          + "/"
+          + UUID.randomUUID().toString().substring(0, 8);
+  private final ClientResources resources = DefaultClientResources.create();
+  private final ScheduledExecutorService opener =
+      Executors.newSingleThreadScheduledExecutor(
+          runnable -> {
+            Thread thread = new Thread(runnable, "gate-opener");
+            thread.setDaemon(true);
+            return thread;
+          });
+  private final AtomicReference<Opened> current = new AtomicReference<>();
+  private final AtomicBoolean opening = new AtomicBoolean();
+  private volatile String lastFailure;
+
+  GateKeeper(
+      DataRedisConnectionDetails redis,
+      DataRedisProperties redisProperties,
+      GateEpochs epochs,
+      GateRebuild rebuild,
+      GateProperties properties,
+      Clock clock) {
+    this.redis = redis;
+    this.redisProperties = redisProperties;
+    this.epochs = epochs;
+    this.rebuild = rebuild;
+    this.properties = properties;
+    this.clock = clock;
+  }
+
+  @Override
+  public GateSession current() {
+    Opened opened = current.get();
+    if (opened != null) {
+      return opened.session();
+    }
+    requestOpen();
+    return null;
+  }
+
+  @Override
+  public void lost(GateSession session) {
+    Opened opened = current.get();
+    if (opened != null && opened.session() == session && current.compareAndSet(opened, null)) {
+      log.warn("Gate closed: Redis failed or no longer holds gate epoch {}", session.epoch());
+      opened.factory().destroy();
+      requestOpen();
+    }
+  }
+
+  /** Opens the gate before the service reports itself ready, within {@code open-on-start}. */
+  @EventListener(ApplicationReadyEvent.class)
+  void openOnStart() throws InterruptedException {
+    requestOpen();
+    long deadline = System.nanoTime() + properties.openOnStart().toNanos();
+    while (current.get() == null && System.nanoTime() < deadline) {
+      Thread.sleep(20);
+    }
+    if (current.get() == null) {
+      log.warn("Gate still closed after {}; it opens in the background", properties.openOnStart());
+    }
+  }
+
+  private void requestOpen() {
+    if (opening.compareAndSet(false, true)) {
+      try {
+        opener.execute(this::attempt);
+      } catch (RejectedExecutionException shuttingDown) {
+        opening.set(false);
+      }
+    }
+  }
+
+  private void attempt() {
+    try {
+      Opened opened = open();
+      current.set(opened);
+      opening.set(false);
+      lastFailure = null;
+      log.info("Gate open in epoch {}", opened.session().epoch());
+    } catch (RuntimeException e) {
+      String failure = String.valueOf(e.getMessage());
+      if (!failure.equals(lastFailure)) {
+        log.warn("Gate cannot open yet ({}); trying again", failure);
+        lastFailure = failure;
+      }
+      if (!opener.isShutdown()) {
+        opener.schedule(
+            this::attempt, properties.reopenInterval().toMillis(), TimeUnit.MILLISECONDS);
+      }
+    }
+  }
+
+  private Opened open() {
+    LettuceConnectionFactory factory = connect();
+    try {
+      StringRedisTemplate template = new StringRedisTemplate(factory);
+      String runId = runId(template);
+      Map<Object, Object> marker = template.opsForHash().entries(GateKeys.MARKER);
+      GateEpochs.Row row = epochs.read();
+      String why = whyNotTrusted(row, marker, runId);
+      if (why == null) {
+        return new Opened(new GateSession(template, row.epoch()), factory);
+      }
+      Instant now = clock.instant();
+      if (row.rebuiltByOther(me, now, properties.rebuildLease())) {
+        throw new NotYetException("gate being rebuilt by " + row.owner());
+      }
+      long epoch =
+          epochs
+              .claim(row, me, now)
+              .orElseThrow(() -> new NotYetException("another instance began a rebuild"));
+      log.warn("Gate closed for a rebuild from the event store as epoch {}: {}", epoch, why);
+      rebuild.rebuild(template, epoch, runId);
+      if (!epochs.open(epoch, runId, me, clock.instant())) {
+        throw new NotYetException("the rebuild of epoch " + epoch + " was taken over");
+      }
+      return new Opened(new GateSession(template, epoch), factory);
+    } catch (RuntimeException e) {
+      factory.destroy();
+      throw e;
+    }
+  }
+
+  /** Null when Redis holds the gate the database trusts, else why it must be rebuilt. */
+  private static String whyNotTrusted(
+      GateEpochs.Row row, Map<Object, Object> marker, String runId) {
+    if (!row.open()) {
+      return "the gate is " + row.state() + " in epoch " + row.epoch();
+    }
+    if (marker.get("epoch") == null) {
+      return "Redis has no gate (empty, flushed, or being rebuilt)";
+    }
+    if (!String.valueOf(row.epoch()).equals(marker.get("epoch"))) {
+      return "Redis holds gate epoch " + marker.get("epoch") + ", the record " + row.epoch();
+    }
+    if (!runId.equals(row.redisRunId())) {
+      return "Redis restarted or failed over (run_id "
+          + row.redisRunId()
+          + " -> "
+          + runId
+          + "): its data may be older than what it acknowledged";
+    }
+    return null;
+  }
+
+  private static String runId(StringRedisTemplate template) {
+    Properties info =
+        template.execute((RedisCallback<Properties>) c -> c.serverCommands().info("server"));
+    String runId = info == null ? null : info.getProperty("run_id");
+    if (runId == null) {
+      throw new NotYetException("Redis did not tell its run_id");
+    }
+    return runId;
+  }
+
+  /** A connection factory of the session's own, which never reconnects by itself. */
+  private LettuceConnectionFactory connect() {
+    DataRedisConnectionDetails.Standalone standalone = redis.getStandalone();
+    RedisStandaloneConfiguration server =
+        new RedisStandaloneConfiguration(standalone.getHost(), standalone.getPort());
+    server.setDatabase(standalone.getDatabase());
+    server.setUsername(redis.getUsername());
+    server.setPassword(RedisPassword.of(redis.getPassword()));
+    Duration timeout = redisProperties.getTimeout();
+    Duration connectTimeout = redisProperties.getConnectTimeout();
+    SocketOptions.Builder socket = SocketOptions.builder();
+    if (connectTimeout != null) {
+      socket.connectTimeout(connectTimeout);
+    }
+    LettuceClientConfiguration.LettuceClientConfigurationBuilder client =
+        LettuceClientConfiguration.builder()
+            .clientResources(resources)
+            .clientOptions(
+                GateConfiguration.rejectWhileDisconnected(ClientOptions.builder())
+                    .autoReconnect(false)
+                    .socketOptions(socket.build())
+                    .build());
+    if (timeout != null) {
+      client.commandTimeout(timeout);
+    }
+    LettuceConnectionFactory factory = new LettuceConnectionFactory(server, client.build());
+    factory.afterPropertiesSet();
+    factory.start();
+    return factory;
+  }
+
+  @Override
+  public void destroy() {
+    opener.shutdownNow();
+    Opened opened = current.getAndSet(null);
+    if (opened != null) {
+      opened.factory().destroy();
+    }
+    resources.shutdown();
+  }
+}

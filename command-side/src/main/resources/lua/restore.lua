@@ -1,0 +1,75 @@
+-- Admission gate: rebuild step. Writes the gate's keys from the event store, one batch at a time,
+-- only while the rebuild that calls it is still the gate's rebuild.
+--
+-- KEYS[1]      the gate's marker (hash)   stockade:gate
+-- KEYS[2..n]   the keys the batch writes
+-- ARGV[1]      the epoch being built
+-- ARGV[2]      BEGIN: close the gate for that epoch (marker := {building = epoch}), unless a later
+--                     epoch is being built already; no other argument
+--              WRITE: apply the operations that follow, if the marker is still {building = epoch}
+--              OPEN:  like WRITE, then marker := {epoch = epoch, runId = ARGV[3]}
+-- ARGV[3]      with OPEN: the run_id of the Redis server the gate was built on
+-- then, with WRITE and OPEN, operations: name, key index (into KEYS), argument count, arguments;
+-- name is one of HSET, PEXPIRE, SET, UNLINK, ZADD.
+--
+-- Returns {1} when done, {0} when another rebuild has taken over (nothing written).
+
+local ALLOWED = { HSET = true, PEXPIRE = true, SET = true, UNLINK = true, ZADD = true }
+
+local marker = KEYS[1]
+local epoch = ARGV[1]
+local mode = ARGV[2]
+if epoch == nil or not string.match(epoch, '^%d+$') then
+  return redis.error_reply('ERR_ARGUMENT epoch')
+end
+local building = redis.call('HGET', marker, 'building')
+
+if mode == 'BEGIN' then
+  if building and tonumber(building) > tonumber(epoch) then
+    return { 0 }
+  end
+  redis.call('DEL', marker)
+  redis.call('HSET', marker, 'building', epoch)
+  return { 1 }
+end
+
+local first = 3
+if mode == 'OPEN' then
+  first = 4
+  if ARGV[3] == nil then
+    return redis.error_reply('ERR_ARGUMENT runId')
+  end
+elseif mode ~= 'WRITE' then
+  return redis.error_reply('ERR_ARGUMENT mode')
+end
+if building ~= epoch then
+  return { 0 }
+end
+
+-- Check every operation before the first write.
+local operations = {}
+local i = first
+while i <= #ARGV do
+  local name = ARGV[i]
+  local key = tonumber(ARGV[i + 1])
+  local count = tonumber(ARGV[i + 2])
+  if not ALLOWED[name] or key == nil or key < 2 or key > #KEYS or count == nil or count < 0
+      or i + 2 + count > #ARGV then
+    return redis.error_reply('ERR_ARGUMENT operation at ' .. i)
+  end
+  local args = {}
+  for j = 1, count do
+    args[j] = ARGV[i + 2 + j]
+  end
+  operations[#operations + 1] = { name = name, key = KEYS[key], args = args }
+  i = i + 3 + count
+end
+
+for _, operation in ipairs(operations) do
+  redis.call(operation.name, operation.key, unpack(operation.args))
+end
+if mode == 'OPEN' then
+  redis.call('DEL', marker)
+  redis.call('HSET', marker, 'epoch', epoch, 'runId', ARGV[3])
+end
+return { 1 }
