@@ -10,10 +10,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.dao.DataAccessException;
+import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.stereotype.Component;
 
@@ -123,7 +125,7 @@ class RedisAdmissionGate implements AdmissionGate {
     try {
       GateSession session = session();
       for (int attempt = 0; attempt < 3; attempt++) {
-        Object lines = session.redis().opsForHash().get(intent, "lines");
+        Object lines = read(redis -> redis.opsForHash().get(intent, "lines"));
         if (lines == null) {
           return Transition.UNKNOWN;
         }
@@ -161,7 +163,7 @@ class RedisAdmissionGate implements AdmissionGate {
   @Override
   public void recorded(String reservationId) {
     try {
-      session().redis().opsForZSet().remove(GateKeys.PENDING, GateKeys.intent(reservationId));
+      read(redis -> redis.opsForZSet().remove(GateKeys.PENDING, GateKeys.intent(reservationId)));
     } catch (DataAccessException | GateClosedException e) {
       // The sweeper finds it recorded later and clears it then.
       log.debug("Could not clear pending reservation {}", reservationId, e);
@@ -171,22 +173,29 @@ class RedisAdmissionGate implements AdmissionGate {
   @Override
   public List<String> pendingBefore(Instant cutoff, int limit) {
     Set<String> keys =
-        session()
-            .redis()
-            .opsForZSet()
-            .rangeByScore(
-                GateKeys.PENDING, Double.NEGATIVE_INFINITY, cutoff.toEpochMilli(), 0, limit);
+        read(
+            redis ->
+                redis
+                    .opsForZSet()
+                    .rangeByScore(
+                        GateKeys.PENDING,
+                        Double.NEGATIVE_INFINITY,
+                        cutoff.toEpochMilli(),
+                        0,
+                        limit));
     return keys == null ? List.of() : keys.stream().map(GateKeys::reservationId).toList();
   }
 
   @Override
   public Optional<Intent> intent(String reservationId) {
     List<Object> fields =
-        session()
-            .redis()
-            .opsForHash()
-            .multiGet(
-                GateKeys.intent(reservationId), List.of("state", "user", "lines", "sequence"));
+        read(
+            redis ->
+                redis
+                    .opsForHash()
+                    .multiGet(
+                        GateKeys.intent(reservationId),
+                        List.of("state", "user", "lines", "sequence")));
     if (fields.get(0) == null) {
       return Optional.empty();
     }
@@ -222,6 +231,17 @@ class RedisAdmissionGate implements AdmissionGate {
       }
     } catch (DataAccessException | GateClosedException e) {
       return Replenishment.UNAVAILABLE;
+    }
+  }
+
+  /** A plain command in the current session; a failed connection ends the session. */
+  private <T> T read(Function<StringRedisTemplate, T> command) {
+    GateSession session = session();
+    try {
+      return command.apply(session.redis());
+    } catch (DataAccessException e) {
+      sessions.lost(session);
+      throw e;
     }
   }
 

@@ -1,0 +1,283 @@
+package io.stockade.command;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.stockade.localinfra.EmbeddedRedis;
+import io.stockade.platform.testing.ApiClient;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.http.HttpMethod;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+/**
+ * Redis is a filter that can be rebuilt: two command-side instances on a Redis of the test's own,
+ * which comes back from restarts with an older copy of its data, and with none. Neither instance
+ * admits on those counters; one rebuilds the gate from the event store while the other waits, and
+ * the gate's counters then equal what the events say. Nothing is sold twice.
+ */
+class GateRebuildIntegrationTest {
+
+  private static final String DATABASE = "stockade_test_rebuild";
+
+  private static Path data;
+  private static EmbeddedRedis redis;
+  private static final List<ConfigurableApplicationContext> instances = new ArrayList<>();
+  private static StringRedisTemplate gateRedis;
+  private static JdbcTemplate jdbc;
+
+  private final String run = UUID.randomUUID().toString().substring(0, 8);
+
+  @BeforeAll
+  static void startTwoInstances() throws IOException {
+    data =
+        Files.createTempDirectory(
+            Path.of(System.getProperty("java.io.tmpdir")).toAbsolutePath(), "rebuild-redis");
+    redis = EmbeddedRedis.start(data);
+    for (int i = 0; i < 2; i++) {
+      instances.add(
+          new SpringApplicationBuilder(CommandSideApplication.class)
+              .run(
+                  "--server.port=0",
+                  "--spring.data.redis.host=127.0.0.1",
+                  "--spring.data.redis.port=" + redis.port(),
+                  "--stockade.local-infra.database=" + DATABASE,
+                  "--stockade.recovery.enabled=true",
+                  "--stockade.recovery.unrecorded-after=2s",
+                  "--stockade.recovery.interval=500ms"));
+    }
+    gateRedis = instances.get(0).getBean(StringRedisTemplate.class);
+    jdbc = instances.get(0).getBean(JdbcTemplate.class);
+    // Every write on disk at once: a copy of the append-only file is the data of that moment.
+    gateRedis.execute(
+        (org.springframework.data.redis.core.RedisCallback<Object>)
+            c -> {
+              c.serverCommands().setConfig("appendfsync", "always");
+              return null;
+            });
+  }
+
+  @AfterAll
+  static void stop() {
+    instances.forEach(ConfigurableApplicationContext::close);
+    if (redis != null) {
+      redis.stop();
+    }
+  }
+
+  @Test
+  void aRedisBackWithOlderDataAdmitsNothingUntilRebuiltFromTheEvents() throws Exception {
+    String sku = register("old", 30);
+    assertThat(reserveAll(sku, 10)).isEqualTo(10);
+    Path snapshot = data.resolve("snapshot-" + run);
+    Files.copy(data.resolve("appendonly.aof"), snapshot);
+    assertThat(reserveAll(sku, 20)).isEqualTo(20);
+    assertThat(gate(sku)).containsEntry("available", "0");
+    long epochBefore = epoch();
+
+    redis.stop();
+    Files.copy(snapshot, data.resolve("appendonly.aof"), StandardCopyOption.REPLACE_EXISTING);
+    // Back with 20 units it has already given out, and the gate's marker of the current epoch.
+    redis.start();
+
+    Load load = loadUntilSoldOut(sku);
+
+    assertThat(load.admitted.get()).as("admitted after the restart").isZero();
+    assertThat(reserved(sku)).isEqualTo(30);
+    assertThat(gate(sku)).containsEntry("available", "0").containsEntry("reserved", "30");
+    assertThat(epoch()).as("rebuilt once, by one of the two instances").isEqualTo(epochBefore + 1);
+  }
+
+  @Test
+  void aRedisRestartedEmptyDuringALoadIsRebuiltAndNothingIsSoldTwice() throws Exception {
+    String earlier = register("earlier", 12);
+    assertThat(reserveAll(earlier, 5)).isEqualTo(5);
+    String sku = register("hot", 40);
+    long epochBefore = epoch();
+
+    Load load = new Load(sku);
+    load.start();
+    await().atMost(Duration.ofSeconds(60)).until(() -> load.admitted.get() >= 10);
+    redis.stop();
+    try (Stream<Path> files = Files.list(data)) {
+      files.forEach(GateRebuildIntegrationTest::delete);
+    }
+    redis.start();
+    load.awaitSoldOut();
+
+    assertThat(load.statuses).containsKey(503);
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () -> {
+              int recorded = reserved(sku);
+              assertThat(recorded).isEqualTo(load.admitted.get()).isLessThanOrEqualTo(40);
+              assertThat(gate(sku))
+                  .containsEntry("reserved", String.valueOf(recorded))
+                  .containsEntry("available", String.valueOf(40 - recorded));
+              assertThat(gateRedis.opsForZSet().size("stockade:gate:pending")).isZero();
+            });
+    assertThat(reserved(sku)).as("sold out: no unit lost either").isEqualTo(40);
+    assertThat(gate(earlier))
+        .as("a SKU untouched by the load, rebuilt from its events")
+        .containsEntry("available", "7")
+        .containsEntry("reserved", "5")
+        .containsEntry("sold", "0");
+    assertThat(epoch()).as("rebuilt once, by one of the two instances").isEqualTo(epochBefore + 1);
+  }
+
+  /** Reservations of one unit each, sent round the instances by 8 threads until sold out. */
+  private final class Load {
+
+    final String sku;
+    final AtomicInteger admitted = new AtomicInteger();
+    final AtomicInteger sent = new AtomicInteger();
+    final Map<Integer, Integer> statuses = new ConcurrentHashMap<>();
+    final ExecutorService threads = Executors.newFixedThreadPool(8);
+    final List<Future<?>> workers = new ArrayList<>();
+
+    Load(String sku) {
+      this.sku = sku;
+    }
+
+    void start() {
+      for (int t = 0; t < 8; t++) {
+        workers.add(threads.submit(this::work));
+      }
+    }
+
+    private void work() {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+      while (System.nanoTime() < deadline) {
+        int n = sent.incrementAndGet();
+        int status = reserve(n % 2, sku, "L-" + run + "-" + n, "u-" + n);
+        statuses.merge(status, 1, Integer::sum);
+        if (status == 201) {
+          admitted.incrementAndGet();
+        } else if (status == 409) {
+          return;
+        } else if (status == 503) {
+          sleep(20);
+        } else {
+          throw new AssertionError("Unexpected status " + status);
+        }
+      }
+      throw new AssertionError("Not sold out in time");
+    }
+
+    void awaitSoldOut() throws Exception {
+      for (Future<?> worker : workers) {
+        worker.get(150, TimeUnit.SECONDS);
+      }
+      threads.shutdown();
+    }
+  }
+
+  private Load loadUntilSoldOut(String sku) throws Exception {
+    Load load = new Load(sku);
+    load.start();
+    load.awaitSoldOut();
+    return load;
+  }
+
+  private String register(String name, int stock) {
+    String sku = name + "-" + run;
+    assertThat(
+            http(0)
+                .send(HttpMethod.PUT, "/api/skus/" + sku, "{\"initialStock\": " + stock + "}")
+                .getStatusCode()
+                .value())
+        .isEqualTo(201);
+    return sku;
+  }
+
+  /** Reserves {@code count} units one by one, alternating instances; returns how many got 201. */
+  private int reserveAll(String sku, int count) {
+    int admitted = 0;
+    for (int i = 0; i < count; i++) {
+      String id = sku + "-" + UUID.randomUUID().toString().substring(0, 8);
+      if (reserve(i % 2, sku, id, "u-" + id) == 201) {
+        admitted++;
+      }
+    }
+    return admitted;
+  }
+
+  private int reserve(int instance, String sku, String id, String user) {
+    return http(instance)
+        .send(
+            HttpMethod.POST,
+            "/api/reservations",
+            "{\"reservationId\":\""
+                + id
+                + "\",\"userId\":\""
+                + user
+                + "\",\"lines\":[{\"skuId\":\""
+                + sku
+                + "\",\"quantity\":1}]}")
+        .getStatusCode()
+        .value();
+  }
+
+  private static ApiClient http(int instance) {
+    return new ApiClient(
+        Integer.parseInt(
+            instances.get(instance).getEnvironment().getProperty("local.server.port")));
+  }
+
+  private static Map<Object, Object> gate(String sku) {
+    return gateRedis.opsForHash().entries("stockade:sku:{" + sku + "}");
+  }
+
+  /** Units of the SKU the event store holds as reserved (every reservation here is one unit). */
+  private static int reserved(String sku) {
+    return jdbc.queryForObject(
+        "select count(*) from domain_event_entry where payload_type like '%.StockReserved'"
+            + " and convert(payload using utf8mb4) like ?",
+        Integer.class, "%\"skuId\":\"" + sku + "\"%");
+  }
+
+  private static long epoch() {
+    return jdbc.queryForObject("select epoch from gate_epoch where id = 1", Long.class);
+  }
+
+  private static void delete(Path file) {
+    try {
+      if (Files.isRegularFile(file)) {
+        Files.delete(file);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static void sleep(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+}
