@@ -2,6 +2,7 @@ package io.stockade.command.reservation;
 
 import io.stockade.api.reservation.ReservationLine;
 import io.stockade.api.reservation.ReserveStockCommand;
+import io.stockade.api.reservation.StockReserved;
 import io.stockade.command.admission.Admission;
 import io.stockade.command.admission.AdmissionDecision;
 import io.stockade.command.admission.AdmissionGate;
@@ -11,6 +12,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import org.axonframework.commandhandling.gateway.CommandGateway;
+import org.axonframework.eventsourcing.eventstore.DomainEventStream;
+import org.axonframework.eventsourcing.eventstore.EventStore;
 import org.axonframework.modelling.command.AggregateStreamCreationException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,11 +30,13 @@ class ReservingStock {
 
   private final AdmissionGate gate;
   private final CommandGateway commands;
+  private final EventStore events;
   private final Clock clock;
 
-  ReservingStock(AdmissionGate gate, CommandGateway commands, Clock clock) {
+  ReservingStock(AdmissionGate gate, CommandGateway commands, EventStore events, Clock clock) {
     this.gate = gate;
     this.commands = commands;
+    this.events = events;
     this.clock = clock;
   }
 
@@ -60,7 +65,9 @@ class ReservingStock {
               admitted.admittedAt(),
               admitted.expiresAt(),
               admitted.gateEpoch());
-      if (recorded) {
+      if (recorded || recordedByARetry(reservationId, admitted)) {
+        // Stored: by this request, or by a retry of it that got there first (the gate answered
+        // the retry Duplicate, and it recorded the same admission).
         gate.recorded(reservationId);
       } else {
         // The gate forgot this id (its intent outlived the retention) but the record has it: the
@@ -87,6 +94,18 @@ class ReservingStock {
       // abandoned by the sweeper, which must still find it pending to give the units back.
     }
     return decision;
+  }
+
+  /** Whether the reservation's stream begins with this very admission. */
+  private boolean recordedByARetry(String reservationId, AdmissionDecision.Admitted admitted) {
+    DomainEventStream stream = events.readEvents(reservationId);
+    if (!stream.hasNext()) {
+      return false;
+    }
+    Object first = stream.next().getPayload();
+    return first instanceof StockReserved reserved
+        && reserved.admissionSequence() == admitted.sequence()
+        && reserved.gateEpoch() == admitted.gateEpoch();
   }
 
   /** Records the reservation; false when its event stream already existed. */
