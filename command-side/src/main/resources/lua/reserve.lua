@@ -22,8 +22,12 @@
 -- Returns:
 --   {1, sequence, admittedAt, expiresAt}          ADMITTED: all lines taken, intent recorded and
 --                                                 listed as pending
---   {2, sequence, admittedAt, expiresAt, state}   DUPLICATE: this reservation was admitted before
---                                                 with the same content; nothing changed
+--   {2, sequence, admittedAt, expiresAt, state, recording}
+--                                                 DUPLICATE: this reservation was admitted before
+--                                                 with the same content; nothing taken. recording
+--                                                 is 1 when it is RESERVED and still pending: the
+--                                                 caller is counted as one more of its recorders
+--                                                 (field recorders) and must store it, else 0
 --   {3}                                           REUSED: the id is known with other content
 --   {4, lineIndex}                                INSUFFICIENT: not enough available stock
 --   {5, lineIndex, limit, alreadyHeld}            LIMIT_EXCEEDED: the user's allowance is too small
@@ -140,7 +144,14 @@ if intent[1] then
   if intent[1] ~= fingerprint then
     return { 3 }
   end
-  return { 2, tonumber(intent[2]), tonumber(intent[3]), tonumber(intent[4]), intent[5] }
+  local recording = 0
+  if intent[5] == 'RESERVED' and redis.call('ZSCORE', KEYS[3], KEYS[1]) then
+    -- Not known to be stored yet (the first attempt may have crashed): this caller stores it too,
+    -- and withdraw.lua will not give the units back while it may still be doing so.
+    redis.call('HINCRBY', KEYS[1], 'recorders', 1)
+    recording = 1
+  end
+  return { 2, tonumber(intent[2]), tonumber(intent[3]), tonumber(intent[4]), intent[5], recording }
 end
 
 -- Check every line before taking anything.
@@ -182,6 +193,7 @@ redis.call('HSET', KEYS[1],
   'fingerprint', fingerprint,
   'sequence', sequence,
   'admittedAt', now,
-  'expiresAt', expires)
+  'expiresAt', expires,
+  'recorders', 1)
 redis.call('ZADD', KEYS[3], now, KEYS[1])
 return { 1, sequence, now, expires }

@@ -43,9 +43,20 @@ public sealed interface AdmissionDecision {
     }
   }
 
-  /** This reservation was admitted before with the same content; nothing was taken again. */
+  /**
+   * This reservation was admitted before with the same content; nothing was taken again.
+   *
+   * @param recording true when it is still reserved and not known to be stored (its first attempt
+   *     may have failed): the caller is counted as one of its recorders and must store it, or
+   *     {@link AdmissionGate#withdraw withdraw} when that fails before any commit
+   */
   record Duplicate(
-      long sequence, Instant admittedAt, Instant expiresAt, String state, long gateEpoch)
+      long sequence,
+      Instant admittedAt,
+      Instant expiresAt,
+      String state,
+      boolean recording,
+      long gateEpoch)
       implements AdmissionDecision {
 
     @Override

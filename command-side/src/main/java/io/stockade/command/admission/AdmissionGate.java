@@ -31,6 +31,25 @@ public interface AdmissionGate {
   /** Returns a reservation's reserved units to available stock and the user's allowance. */
   Transition release(String reservationId, String reason);
 
+  /**
+   * Withdraws an admission whose storing failed before its transaction could commit: its units come
+   * back now, unless another recorder (a concurrent retry) may still store it. Never call it when
+   * the commit may have happened: the recovery sweeper settles those through the record.
+   */
+  Withdrawal withdraw(String reservationId, long sequence);
+
+  /** The outcome of a withdrawal. */
+  enum Withdrawal {
+    /** Units back, intent gone: a retry is admitted afresh. */
+    WITHDRAWN,
+    /** A concurrent retry may still store it; nothing given back. */
+    OTHERS_RECORDING,
+    /** Stored, ended, or not this admission; nothing changed. */
+    NOT_WITHDRAWN,
+    UNKNOWN,
+    UNAVAILABLE
+  }
+
   /** Takes a recorded reservation off the gate's pending list. Best effort: never throws. */
   void recorded(String reservationId);
 

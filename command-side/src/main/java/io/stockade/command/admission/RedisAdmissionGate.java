@@ -31,6 +31,7 @@ class RedisAdmissionGate implements AdmissionGate {
   private static final RedisScript<List<Object>> REGISTER = script("register");
   private static final RedisScript<List<Object>> TRANSITION = script("transition");
   private static final RedisScript<List<Object>> REPLENISH = script("replenish");
+  private static final RedisScript<List<Object>> WITHDRAW = script("withdraw");
 
   private static final long NO_LIMIT = -1;
 
@@ -157,6 +158,44 @@ class RedisAdmissionGate implements AdmissionGate {
       throw new IllegalStateException("Intent of " + reservationId + " keeps changing");
     } catch (DataAccessException | GateClosedException e) {
       return Transition.UNAVAILABLE;
+    }
+  }
+
+  @Override
+  public Withdrawal withdraw(String reservationId, long sequence) {
+    String intent = GateKeys.intent(reservationId);
+    try {
+      GateSession session = session();
+      for (int attempt = 0; attempt < 3; attempt++) {
+        Object lines = read(redis -> redis.opsForHash().get(intent, "lines"));
+        if (lines == null) {
+          return Withdrawal.UNKNOWN;
+        }
+        List<String> keys = new ArrayList<>();
+        keys.add(intent);
+        keys.add(GateKeys.PENDING);
+        for (ReservationLine line : IntentLines.parse(lines.toString())) {
+          keys.add(GateKeys.counters(line.skuId()));
+          keys.add(GateKeys.holders(line.skuId()));
+        }
+        switch (code(run(session, WITHDRAW, keys, sequence, lines))) {
+          case 1:
+            return Withdrawal.WITHDRAWN;
+          case 2:
+            return Withdrawal.OTHERS_RECORDING;
+          case 3:
+            return Withdrawal.NOT_WITHDRAWN;
+          case 4:
+            return Withdrawal.UNKNOWN;
+          case 5:
+            continue;
+          default:
+            throw new IllegalStateException("Unknown reply of withdraw.lua for " + reservationId);
+        }
+      }
+      throw new IllegalStateException("Intent of " + reservationId + " keeps changing");
+    } catch (DataAccessException | GateClosedException e) {
+      return Withdrawal.UNAVAILABLE;
     }
   }
 
@@ -312,6 +351,7 @@ class RedisAdmissionGate implements AdmissionGate {
             instant(reply, 2),
             instant(reply, 3),
             String.valueOf(reply.get(4)),
+            number(reply, 5) == 1,
             epoch);
       case 3:
         return new AdmissionDecision.Reused();

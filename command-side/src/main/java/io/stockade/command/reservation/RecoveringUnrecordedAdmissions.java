@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.stockade.api.reservation.AbandonReservationCommand;
 import io.stockade.api.reservation.ReservationAbandoned;
+import io.stockade.api.reservation.StockReserved;
 import io.stockade.command.admission.AdmissionGate;
 import io.stockade.command.admission.AdmissionGate.Intent;
 import io.stockade.command.admission.AdmissionGate.Transition;
@@ -85,13 +86,17 @@ class RecoveringUnrecordedAdmissions {
       gate.recorded(reservationId);
       return;
     }
+    Intent held = intent.get();
     Optional<Object> first = firstEvent(reservationId);
-    if (first.isPresent() && !(first.get() instanceof ReservationAbandoned)) {
+    if (first.isPresent()
+        && first.get() instanceof StockReserved reserved
+        && reserved.admissionSequence() == held.sequence()) {
       gate.recorded(reservationId);
       return;
     }
+    // Unless the stream is still empty, it begins with a tombstone or with another admission of
+    // this id (reused after the gate forgot it): either way this admission can never be stored.
     if (first.isEmpty()) {
-      Intent held = intent.get();
       try {
         commands.sendAndWait(
             new AbandonReservationCommand(

@@ -6,11 +6,14 @@ import io.stockade.api.reservation.StockReserved;
 import io.stockade.command.admission.Admission;
 import io.stockade.command.admission.AdmissionDecision;
 import io.stockade.command.admission.AdmissionGate;
+import io.stockade.command.admission.AdmissionGate.Withdrawal;
 import io.stockade.command.admission.GateEpochChangedException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import org.axonframework.commandhandling.CommandMessage;
+import org.axonframework.commandhandling.GenericCommandMessage;
 import org.axonframework.commandhandling.gateway.CommandGateway;
 import org.axonframework.eventsourcing.eventstore.DomainEventStream;
 import org.axonframework.eventsourcing.eventstore.EventStore;
@@ -30,12 +33,19 @@ class ReservingStock {
 
   private final AdmissionGate gate;
   private final CommandGateway commands;
+  private final CommitAttempts attempts;
   private final EventStore events;
   private final Clock clock;
 
-  ReservingStock(AdmissionGate gate, CommandGateway commands, EventStore events, Clock clock) {
+  ReservingStock(
+      AdmissionGate gate,
+      CommandGateway commands,
+      CommitAttempts attempts,
+      EventStore events,
+      Clock clock) {
     this.gate = gate;
     this.commands = commands;
+    this.attempts = attempts;
     this.events = events;
     this.clock = clock;
   }
@@ -65,77 +75,92 @@ class ReservingStock {
               admitted.admittedAt(),
               admitted.expiresAt(),
               admitted.gateEpoch());
-      if (recorded || recordedByARetry(reservationId, admitted)) {
+      if (recorded || startsWith(reservationId, admitted.sequence(), admitted.gateEpoch())) {
         // Stored: by this request, or by a retry of it that got there first (the gate answered
         // the retry Duplicate, and it recorded the same admission).
         gate.recorded(reservationId);
       } else {
-        // The gate forgot this id (its intent outlived the retention) but the record has it: the
-        // id is being reused. The units just taken stay taken (never sell on a doubt) until the
-        // gate is reconciled with the record.
+        // The record holds another admission of this id (the gate forgot it after the retention):
+        // the id is being reused. Nothing of this admission was stored: its units go back.
         log.warn(
-            "Reservation id {} was admitted again after the gate forgot it; refused as reused",
-            reservationId);
+            "Reservation id {} was admitted again after the gate forgot it; refused as reused ({})",
+            reservationId,
+            gate.withdraw(reservationId, admitted.sequence()));
         return new AdmissionDecision.Reused();
       }
-    } else if (decision instanceof AdmissionDecision.Duplicate duplicate
-        && "RESERVED".equals(duplicate.state())) {
-      // The first attempt may have crashed between gate and event: recording again heals it.
-      // A confirmed or released intent only ever follows a recorded event: nothing to record.
+    } else if (decision instanceof AdmissionDecision.Duplicate duplicate && duplicate.recording()) {
+      // Reserved and not known to be stored: the first attempt may have crashed between gate and
+      // event, or still be at work; recording again heals the former, and the record lets only
+      // one of them store it.
       if (record(
-          admission,
-          duplicate.sequence(),
-          duplicate.admittedAt(),
-          duplicate.expiresAt(),
-          duplicate.gateEpoch())) {
+              admission,
+              duplicate.sequence(),
+              duplicate.admittedAt(),
+              duplicate.expiresAt(),
+              duplicate.gateEpoch())
+          || startsWith(reservationId, duplicate.sequence(), duplicate.gateEpoch())) {
         gate.recorded(reservationId);
       }
-      // Otherwise the stream existed: recorded before (and taken off the pending list then), or
-      // abandoned by the sweeper, which must still find it pending to give the units back.
+      // Otherwise the stream begins with the sweeper's tombstone: the sweeper, which must still
+      // find the admission pending, gives its units back.
     }
     return decision;
   }
 
-  /** Whether the reservation's stream begins with this very admission. */
-  private boolean recordedByARetry(String reservationId, AdmissionDecision.Admitted admitted) {
+  /** Whether the reservation's stream begins with the admission of that sequence and epoch. */
+  private boolean startsWith(String reservationId, long sequence, long gateEpoch) {
     DomainEventStream stream = events.readEvents(reservationId);
     if (!stream.hasNext()) {
       return false;
     }
     Object first = stream.next().getPayload();
     return first instanceof StockReserved reserved
-        && reserved.admissionSequence() == admitted.sequence()
-        && reserved.gateEpoch() == admitted.gateEpoch();
+        && reserved.admissionSequence() == sequence
+        && reserved.gateEpoch() == gateEpoch;
   }
 
-  /** Records the reservation; false when its event stream already existed. */
+  /**
+   * Records the reservation; false when its event stream already existed. When storing fails before
+   * its transaction could commit, the admission is withdrawn from the gate at once (unless a
+   * concurrent retry may still store it); when the commit may have happened, the recovery sweeper
+   * settles it through the record.
+   */
   private boolean record(
       Admission admission, long sequence, Instant admittedAt, Instant expiresAt, long gateEpoch) {
-    ReserveStockCommand command =
-        new ReserveStockCommand(
-            admission.reservationId(),
-            admission.userId(),
-            admission.lines(),
-            admittedAt,
-            expiresAt,
-            sequence,
-            gateEpoch);
+    CommandMessage<ReserveStockCommand> command =
+        GenericCommandMessage.asCommandMessage(
+            new ReserveStockCommand(
+                admission.reservationId(),
+                admission.userId(),
+                admission.lines(),
+                admittedAt,
+                expiresAt,
+                sequence,
+                gateEpoch));
     try {
       commands.sendAndWait(command);
+      attempts.mayHaveCommitted(command.getIdentifier());
       return true;
-    } catch (GateEpochChangedException rebuilt) {
-      // Admitted by a gate that has since been closed for a rebuild: the rebuild counts only what
-      // the record holds, so nothing of this admission is left to give back.
-      log.info("Reservation {} not recorded: {}", admission.reservationId(), rebuilt.getMessage());
-      throw rebuilt;
     } catch (AggregateStreamCreationException alreadyRecorded) {
+      attempts.mayHaveCommitted(command.getIdentifier());
       log.debug("Reservation {} was already recorded", admission.reservationId());
       return false;
     } catch (RuntimeException e) {
+      boolean mayHaveCommitted = attempts.mayHaveCommitted(command.getIdentifier());
+      Withdrawal withdrawal =
+          mayHaveCommitted ? null : gate.withdraw(admission.reservationId(), sequence);
+      if (e instanceof GateEpochChangedException rebuilt) {
+        // Admitted by a gate since closed for a rebuild, which counts only what the record holds.
+        log.info("Reservation {} not recorded: {}", admission.reservationId(), e.getMessage());
+        throw rebuilt;
+      }
       log.error(
-          "Reservation {} was admitted by the gate (sequence {}) but could not be recorded",
+          "Reservation {} was admitted by the gate (sequence {}) but could not be recorded; {}",
           admission.reservationId(),
           sequence,
+          mayHaveCommitted
+              ? "its commit may have happened: the recovery sweeper settles it"
+              : "nothing was stored; withdrawn from the gate: " + withdrawal,
           e);
       throw new RecordingFailedException(admission.reservationId(), e);
     }

@@ -99,7 +99,12 @@ final class GateModel {
               && known.content().equals(content);
       return same
           ? new AdmissionDecision.Duplicate(
-              known.sequence(), known.admittedAt(), known.expiresAt(), known.state(), epoch)
+              known.sequence(),
+              known.admittedAt(),
+              known.expiresAt(),
+              known.state(),
+              "RESERVED".equals(known.state()),
+              epoch)
           : new AdmissionDecision.Reused();
     }
     List<ReservationLine> lines = admission.lines();

@@ -165,6 +165,7 @@ class RedisAdmissionGateConcurrencyTest {
                             admitted.admittedAt(),
                             admitted.expiresAt(),
                             "RESERVED",
+                            true,
                             admitted.gateEpoch())));
     assertThat(counters(sku)).containsEntry("available", "7").containsEntry("reserved", "3");
   }

@@ -1,0 +1,101 @@
+-- Admission gate: withdraw an admission whose storing failed before its transaction could commit,
+-- so that its units are back at once instead of after the recovery sweeper's bound.
+--
+-- KEYS[1]      intent record of the reservation (hash)   stockade:reservation:{<reservationId>}
+-- KEYS[2]      admitted, not yet known to be recorded    stockade:gate:pending
+-- KEYS[2i+1]   counters of the SKU of line i (hash)      stockade:sku:{<skuId>}
+-- KEYS[2i+2]   units each user holds of that SKU (hash)  stockade:sku:{<skuId>}:holders
+--              for i = 1..n, in the order of the intent's lines
+-- ARGV[1]      the admission's sequence number: only that admission is withdrawn
+-- ARGV[2]      the intent's lines as the caller read them ("sku qty sku qty ..."); they must match
+--
+-- The caller is one of the reservation's recorders (the request the gate admitted, or a retry the
+-- gate answered DUPLICATE with recording = 1). It leaves; the units come back only when no other
+-- recorder is left, since another one may still store the reservation. A recorder whose commit
+-- may have happened never calls this: the sweeper settles such a reservation through the record.
+--
+-- Returns:
+--   {1}   WITHDRAWN: units and the user's allowance back, intent and pending entry gone
+--   {2}   OTHERS_RECORDING: the caller left; others may still store it; nothing else changed
+--   {3}   NOT_WITHDRAWN: recorded, ended, or another admission of that id; nothing changed
+--   {4}   UNKNOWN: no intent for that reservation; nothing changed
+--   {5}   STALE: ARGV[2] differs from the intent's lines; read them again; nothing changed
+--   error "ERR_ARGUMENT <reason>" / "ERR_TYPE <key>" / "ERR_STATE <key>": nothing written
+
+-- The gate's epoch comes first, before the keys and arguments above: KEYS[1] is the gate's marker
+-- (hash stockade:gate) and ARGV[1] the epoch the caller opened the gate in. When the marker holds
+-- another epoch, or none (Redis lost its data, or the gate is being rebuilt from the event store),
+-- the script answers {-1}, CLOSED, and writes nothing. The rest of the script sees KEYS and ARGV
+-- without them.
+local marker = table.remove(KEYS, 1)
+local gate_epoch = table.remove(ARGV, 1)
+if marker == nil or gate_epoch == nil or redis.call('HGET', marker, 'epoch') ~= gate_epoch then
+  return { -1 }
+end
+
+local sequence = ARGV[1]
+if sequence == nil or not string.match(sequence, '^%d+$') then
+  return redis.error_reply('ERR_ARGUMENT sequence')
+end
+if ARGV[2] == nil then
+  return redis.error_reply('ERR_ARGUMENT lines')
+end
+local kind = redis.call('TYPE', KEYS[1])['ok']
+if kind == 'none' then
+  return { 4 }
+end
+if kind ~= 'hash' then
+  return redis.error_reply('ERR_TYPE ' .. KEYS[1])
+end
+local pending_kind = redis.call('TYPE', KEYS[2])['ok']
+if pending_kind ~= 'zset' and pending_kind ~= 'none' then
+  return redis.error_reply('ERR_TYPE ' .. KEYS[2])
+end
+local intent = redis.call('HMGET', KEYS[1], 'state', 'lines', 'user', 'sequence', 'recorders')
+if intent[1] ~= 'RESERVED' or intent[4] ~= sequence
+    or not redis.call('ZSCORE', KEYS[2], KEYS[1]) then
+  return { 3 }
+end
+if intent[2] ~= ARGV[2] then
+  return { 5 }
+end
+local user = intent[3]
+local lines = {}
+for sku, quantity in string.gmatch(intent[2], '(%S+) (%d+)') do
+  lines[#lines + 1] = { sku = sku, quantity = tonumber(quantity) }
+end
+if #KEYS ~= 2 + 2 * #lines then
+  return redis.error_reply('ERR_ARGUMENT expected 2 + 2 keys per line')
+end
+for i, line in ipairs(lines) do
+  local counters = KEYS[1 + 2 * i]
+  local holders = KEYS[2 + 2 * i]
+  if redis.call('TYPE', counters)['ok'] ~= 'hash' then
+    return redis.error_reply('ERR_TYPE ' .. counters)
+  end
+  local holders_kind = redis.call('TYPE', holders)['ok']
+  if holders_kind ~= 'hash' and holders_kind ~= 'none' then
+    return redis.error_reply('ERR_TYPE ' .. holders)
+  end
+  local reserved = tonumber(redis.call('HGET', counters, 'reserved') or '0')
+  if reserved < line.quantity then
+    return redis.error_reply('ERR_STATE ' .. counters .. ' reserved ' .. reserved)
+  end
+end
+
+if tonumber(intent[5] or '1') > 1 then
+  redis.call('HINCRBY', KEYS[1], 'recorders', -1)
+  return { 2 }
+end
+for i, line in ipairs(lines) do
+  local counters = KEYS[1 + 2 * i]
+  local holders = KEYS[2 + 2 * i]
+  redis.call('HINCRBY', counters, 'reserved', -line.quantity)
+  redis.call('HINCRBY', counters, 'available', line.quantity)
+  if redis.call('HINCRBY', holders, user, -line.quantity) <= 0 then
+    redis.call('HDEL', holders, user)
+  end
+end
+redis.call('DEL', KEYS[1])
+redis.call('ZREM', KEYS[2], KEYS[1])
+return { 1 }
