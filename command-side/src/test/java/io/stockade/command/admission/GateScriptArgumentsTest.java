@@ -185,6 +185,29 @@ class GateScriptArgumentsTest {
                         List.of("RELEASED", "1000", lines(f), "CANCELLED"),
                         fx -> replaceWithString(fx, fx.holders()))),
         Arguments.of(
+            "withdraw: non-numeric sequence",
+            (Fn) f -> new Call("withdraw", withdrawKeys(f), List.of("x", lines(f)))),
+        Arguments.of(
+            "withdraw: lines missing",
+            (Fn) f -> new Call("withdraw", withdrawKeys(f), List.of(sequence(f)))),
+        Arguments.of(
+            "withdraw: a key missing",
+            (Fn)
+                f ->
+                    new Call(
+                        "withdraw",
+                        List.of(f.intent(), GateKeys.PENDING, f.counters()),
+                        List.of(sequence(f), lines(f)))),
+        Arguments.of(
+            "withdraw: counters of the wrong type",
+            (Fn)
+                f ->
+                    new Call(
+                        "withdraw",
+                        withdrawKeys(f),
+                        List.of(sequence(f), lines(f)),
+                        fx -> replaceWithString(fx, fx.counters()))),
+        Arguments.of(
             "replenish: zero quantity",
             (Fn) f -> new Call("replenish", replenishKeys(f), List.of("R-1", "0"))),
         Arguments.of(
@@ -279,6 +302,15 @@ class GateScriptArgumentsTest {
 
   private static List<String> transitionKeys(Fixture f) {
     return List.of(f.intent(), f.counters(), f.holders());
+  }
+
+  private static List<String> withdrawKeys(Fixture f) {
+    return List.of(f.intent(), GateKeys.PENDING, f.counters(), f.holders());
+  }
+
+  /** The admission sequence of the fixture's reservation. */
+  private static String sequence(Fixture f) {
+    return String.valueOf(f.redis().opsForHash().get(f.intent(), "sequence"));
   }
 
   private static List<String> replenishKeys(Fixture f) {

@@ -142,6 +142,59 @@ class RedisAdmissionGateTest {
   }
 
   @Test
+  void aWithdrawnAdmissionGivesItsUnitsBackOnceItsLastRecorderLeaves() {
+    String sku = sku("withdrawn");
+    gate.register(sku, 5, 3);
+    Admission admission = admission("O-" + run, "u-1", line(sku, 2));
+    AdmissionDecision.Admitted admitted = (AdmissionDecision.Admitted) gate.reserve(admission);
+    // A retry while the first request is still storing it: a second recorder.
+    AdmissionDecision.Duplicate retry = (AdmissionDecision.Duplicate) gate.reserve(admission);
+    assertThat(retry.recording()).isTrue();
+
+    assertThat(gate.withdraw("O-" + run, admitted.sequence() + 1))
+        .as("another admission of the id")
+        .isEqualTo(AdmissionGate.Withdrawal.NOT_WITHDRAWN);
+    assertThat(gate.withdraw("O-" + run, admitted.sequence()))
+        .isEqualTo(AdmissionGate.Withdrawal.OTHERS_RECORDING);
+    assertThat(counters(sku)).containsEntry("available", "3");
+    assertThat(gate.withdraw("O-" + run, admitted.sequence()))
+        .isEqualTo(AdmissionGate.Withdrawal.WITHDRAWN);
+
+    assertThat(counters(sku)).containsEntry("available", "5").containsEntry("reserved", "0");
+    assertThat(redis.opsForHash().get(GateKeys.holders(sku), "u-1")).isNull();
+    assertThat(redis.hasKey(GateKeys.intent("O-" + run))).isFalse();
+    assertThat(redis.opsForZSet().score(GateKeys.PENDING, GateKeys.intent("O-" + run))).isNull();
+    assertThat(gate.withdraw("O-" + run, admitted.sequence()))
+        .isEqualTo(AdmissionGate.Withdrawal.UNKNOWN);
+    assertThat(gate.reserve(admission))
+        .as("a retry after the withdrawal is a fresh admission")
+        .isInstanceOf(AdmissionDecision.Admitted.class);
+  }
+
+  @Test
+  void aRecordedOrEndedAdmissionIsNotWithdrawn() {
+    String sku = sku("kept");
+    gate.register(sku, 5, null);
+    AdmissionDecision.Admitted recorded =
+        (AdmissionDecision.Admitted) gate.reserve(admission("O-" + run, "u-1", line(sku, 1)));
+    gate.recorded("O-" + run);
+    AdmissionDecision.Admitted released =
+        (AdmissionDecision.Admitted) gate.reserve(admission("P-" + run, "u-1", line(sku, 1)));
+    gate.release("P-" + run, "CANCELLED");
+
+    assertThat(gate.withdraw("O-" + run, recorded.sequence()))
+        .isEqualTo(AdmissionGate.Withdrawal.NOT_WITHDRAWN);
+    assertThat(gate.withdraw("P-" + run, released.sequence()))
+        .isEqualTo(AdmissionGate.Withdrawal.NOT_WITHDRAWN);
+    assertThat(counters(sku)).containsEntry("available", "4").containsEntry("reserved", "1");
+    assertThat(
+            ((AdmissionDecision.Duplicate) gate.reserve(admission("O-" + run, "u-1", line(sku, 1))))
+                .recording())
+        .as("a stored reservation's retry does not store it again")
+        .isFalse();
+  }
+
+  @Test
   void unknownReservationsCannotBeConfirmedOrReleased() {
     assertThat(gate.confirm("nope-" + run)).isEqualTo(Transition.UNKNOWN);
     assertThat(gate.release("nope-" + run, "CANCELLED")).isEqualTo(Transition.UNKNOWN);

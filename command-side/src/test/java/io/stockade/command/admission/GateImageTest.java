@@ -1,0 +1,97 @@
+package io.stockade.command.admission;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.stockade.api.reservation.ReservationAbandoned;
+import io.stockade.api.reservation.ReservationLine;
+import io.stockade.api.reservation.StockConfirmed;
+import io.stockade.api.reservation.StockReleased;
+import io.stockade.api.reservation.StockReserved;
+import io.stockade.api.sku.SkuRegistered;
+import io.stockade.api.sku.StockReplenished;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+/** What a rebuild writes is what the gate would hold had it never lost anything. */
+class GateImageTest {
+
+  private static final Instant T0 = Instant.parse("2026-11-30T10:00:00Z");
+  private static final Duration HOLD = Duration.ofMinutes(15);
+
+  @Test
+  void foldsCountersHoldersAndReplenishmentsFromTheRecord() {
+    GateImage image = new GateImage();
+    List.of(
+            new SkuRegistered("a", 10, 3),
+            new SkuRegistered("b", 5, null),
+            new StockReplenished("a", "R-1", 4),
+            reserved("O-1", "u-1", 7, new ReservationLine("a", 2), new ReservationLine("b", 1)),
+            reserved("O-2", "u-2", 8, new ReservationLine("a", 3)),
+            reserved("O-3", "u-1", 9, new ReservationLine("a", 1)),
+            new StockConfirmed("O-1", "u-1", List.of(), T0.plusSeconds(60)),
+            new StockReleased("O-2", "u-2", List.of(), "CANCELLED", T0.plusSeconds(70)),
+            new ReservationAbandoned("O-4", "u-3", List.of(new ReservationLine("b", 1)), 12, T0))
+        .forEach(image::apply);
+
+    GateImage.Sku a = image.skus.get("a");
+    assertThat(List.of(a.available, a.reserved, a.sold, a.limit)).containsExactly(11L, 1L, 2L, 3L);
+    assertThat(a.holders).containsExactlyInAnyOrderEntriesOf(Map.of("u-1", 3L));
+    assertThat(a.replenishments).containsExactlyInAnyOrderEntriesOf(Map.of("R-1", 4L));
+    GateImage.Sku b = image.skus.get("b");
+    assertThat(List.of(b.available, b.reserved, b.sold, b.limit)).containsExactly(4L, 0L, 1L, -1L);
+    assertThat(image.sequence).as("the abandoned admission's number too").isEqualTo(12);
+
+    Map<String, GateImage.Intent> kept =
+        image.intentsToKeep(T0.plusSeconds(80), Duration.ofSeconds(15));
+    assertThat(kept).containsOnlyKeys("O-2", "O-3");
+    assertThat(kept.get("O-2").state).isEqualTo("RELEASED");
+    assertThat(kept.get("O-2").reason).isEqualTo("CANCELLED");
+    assertThat(kept.get("O-3").state).isEqualTo("RESERVED");
+  }
+
+  @Test
+  void aRebuiltIntentIsTheOneTheGateWrote() {
+    StringRedisTemplate redis = TestRedis.shared();
+    RedisAdmissionGate gate = TestRedis.gate(redis, Duration.ofHours(24));
+    String run = UUID.randomUUID().toString().substring(0, 8);
+    gate.register("x-" + run, 10, null);
+    gate.register("y-" + run, 10, null);
+    List<ReservationLine> lines =
+        List.of(new ReservationLine("y-" + run, 2), new ReservationLine("x-" + run, 1));
+    AdmissionDecision.Admitted admitted =
+        (AdmissionDecision.Admitted)
+            gate.reserve(new Admission("O-" + run, "u-1", lines, HOLD, T0));
+    Map<Object, Object> written = redis.opsForHash().entries(GateKeys.intent("O-" + run));
+
+    GateImage image = new GateImage();
+    image.apply(
+        new StockReserved(
+            "O-" + run,
+            "u-1",
+            lines,
+            admitted.admittedAt(),
+            admitted.expiresAt(),
+            admitted.sequence(),
+            admitted.gateEpoch()));
+    GateImage.Intent rebuilt = image.intents.get("O-" + run);
+
+    assertThat(rebuilt.fingerprint).isEqualTo(written.get("fingerprint"));
+    assertThat(rebuilt.recordedLines()).isEqualTo(written.get("lines"));
+    assertThat(String.valueOf(rebuilt.sequence)).isEqualTo(written.get("sequence"));
+    assertThat(String.valueOf(rebuilt.admittedAt.toEpochMilli()))
+        .isEqualTo(written.get("admittedAt"));
+    assertThat(String.valueOf(rebuilt.expiresAt.toEpochMilli()))
+        .isEqualTo(written.get("expiresAt"));
+    assertThat(rebuilt.userId).isEqualTo(written.get("user"));
+  }
+
+  private static StockReserved reserved(
+      String id, String user, long sequence, ReservationLine... lines) {
+    return new StockReserved(id, user, List.of(lines), T0, T0.plus(HOLD), sequence, 1);
+  }
+}
