@@ -3,10 +3,13 @@ package io.stockade.command;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.stockade.api.sku.RegisterSkuCommand;
+import io.stockade.api.sku.ReplenishStockCommand;
 import io.stockade.platform.testing.ApiClient;
 import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
+import org.axonframework.commandhandling.gateway.CommandGateway;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -28,6 +31,7 @@ class LifecycleHttpIntegrationTest {
   @LocalServerPort private int port;
   @Autowired private StringRedisTemplate redis;
   @Autowired private JdbcTemplate jdbc;
+  @Autowired private CommandGateway commands;
 
   private ApiClient http;
   private String run;
@@ -165,6 +169,24 @@ class LifecycleHttpIntegrationTest {
     assertThat(unknown.getBody().get("type").asString()).endsWith("/unknown-sku");
     assertThat(counters()).containsEntry("available", "15");
     assertThat(events(sku, "StockReplenished")).isEqualTo(1);
+  }
+
+  @Test
+  void registrationsAndReplenishmentsWhoseGateUpdateNeverHappenedReachTheGate() {
+    // Recorded as a request would record them, then stopped before the gate: a crash in between.
+    String lost = "lost-" + run;
+    commands.sendAndWait(new RegisterSkuCommand(lost, 7, 2));
+    commands.sendAndWait(new ReplenishStockCommand(lost, "R-" + run, 5));
+
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () ->
+                assertThat(redis.opsForHash().entries("stockade:sku:{" + lost + "}"))
+                    .containsEntry("available", "12")
+                    .containsEntry("limit", "2"));
+    assertThat(redis.opsForHash().get("stockade:sku:{" + lost + "}:replenishments", "R-" + run))
+        .isEqualTo("5");
   }
 
   private ResponseEntity<JsonNode> reserve(String reservationId, String user, int quantity) {

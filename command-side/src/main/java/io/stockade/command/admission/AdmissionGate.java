@@ -50,6 +50,12 @@ public interface AdmissionGate {
     UNAVAILABLE
   }
 
+  /**
+   * The record refused an admission of this gate epoch (the database's epoch has moved on): the
+   * gate checks Redis again before it admits anything more.
+   */
+  void fenced(long gateEpoch);
+
   /** Takes a recorded reservation off the gate's pending list. Best effort: never throws. */
   void recorded(String reservationId);
 

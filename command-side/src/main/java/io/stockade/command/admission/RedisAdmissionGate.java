@@ -200,6 +200,14 @@ class RedisAdmissionGate implements AdmissionGate {
   }
 
   @Override
+  public void fenced(long gateEpoch) {
+    GateSession session = sessions.current();
+    if (session != null && session.epoch() == gateEpoch) {
+      sessions.lost(session);
+    }
+  }
+
+  @Override
   public void recorded(String reservationId) {
     try {
       read(redis -> redis.opsForZSet().remove(GateKeys.PENDING, GateKeys.intent(reservationId)));

@@ -2,8 +2,12 @@ package io.stockade.command.reservation;
 
 import io.stockade.api.reservation.StockConfirmed;
 import io.stockade.api.reservation.StockReleased;
+import io.stockade.api.sku.SkuRegistered;
+import io.stockade.api.sku.StockReplenished;
 import io.stockade.command.admission.AdmissionGate;
+import io.stockade.command.admission.AdmissionGate.Replenishment;
 import io.stockade.command.admission.AdmissionGate.Transition;
+import io.stockade.command.admission.GateUnavailableException;
 import org.axonframework.config.ProcessingGroup;
 import org.axonframework.eventhandling.EventHandler;
 import org.slf4j.Logger;
@@ -11,10 +15,10 @@ import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 
 /**
- * Brings the gate up to the record for every confirmation and release, whoever caused it: the
- * request that recorded it (which has usually done it already: the gate's transitions are
- * idempotent), an expiry deadline, or a request that crashed between event and gate. It reads the
- * event stream, so no event is missed; while the gate is unavailable it retries.
+ * Brings the gate up to the record for every registration, replenishment, confirmation and release,
+ * whoever caused it: the request that recorded it (which has usually done it already: each gate
+ * update is idempotent), an expiry deadline, or a request that crashed between event and gate. It
+ * reads the event stream, so no event is missed; while the gate is unavailable it retries.
  */
 @Component
 @ProcessingGroup(GateFollower.PROCESSING_GROUP)
@@ -28,6 +32,33 @@ class GateFollower {
 
   GateFollower(AdmissionGate gate) {
     this.gate = gate;
+  }
+
+  /** Seeds a SKU whose registration's own gate update never happened (seeding is idempotent). */
+  @EventHandler
+  void on(SkuRegistered event) {
+    try {
+      gate.register(event.skuId(), event.initialStock(), event.perUserLimit());
+    } catch (GateUnavailableException e) {
+      throw new IllegalStateException("Gate unavailable; will retry " + event.skuId(), e);
+    }
+  }
+
+  /** Applies a replenishment whose own gate update never happened (once per replenishment id). */
+  @EventHandler
+  void on(StockReplenished event) {
+    Replenishment outcome =
+        gate.replenish(event.skuId(), event.replenishmentId(), event.quantity());
+    if (outcome == Replenishment.UNAVAILABLE) {
+      throw new IllegalStateException("Gate unavailable; will retry " + event.replenishmentId());
+    }
+    if (outcome != Replenishment.APPLIED && outcome != Replenishment.DUPLICATE) {
+      log.error(
+          "Gate disagrees with the record about replenishment {} of {} ({})",
+          event.replenishmentId(),
+          event.skuId(),
+          outcome);
+    }
   }
 
   @EventHandler

@@ -152,6 +152,7 @@ class ReservingStock {
       if (e instanceof GateEpochChangedException rebuilt) {
         // Admitted by a gate since closed for a rebuild, which counts only what the record holds.
         log.info("Reservation {} not recorded: {}", admission.reservationId(), e.getMessage());
+        gate.fenced(gateEpoch);
         throw rebuilt;
       }
       log.error(
