@@ -126,6 +126,7 @@ final class GateThroughput {
                 .scriptLoad(
                     new ClassPathResource("lua/reserve.lua")
                         .getContentAsString(StandardCharsets.UTF_8));
+        String epoch = String.valueOf(TestRedis.epoch(redis));
         double rawMedian =
             measure(
                 "raw",
@@ -138,6 +139,7 @@ final class GateThroughput {
                   // The keys and arguments RedisAdmissionGate.reserve builds.
                   Admission admission = new Admission(id, user, lines, HOLD, Instant.now());
                   String[] keys = {
+                    GateKeys.MARKER,
                     GateKeys.intent(id),
                     GateKeys.SEQUENCE,
                     GateKeys.PENDING,
@@ -151,6 +153,7 @@ final class GateThroughput {
                               sha,
                               ScriptOutputType.MULTI,
                               keys,
+                              epoch,
                               user,
                               admission.fingerprint(),
                               String.valueOf(admission.now().toEpochMilli()),
