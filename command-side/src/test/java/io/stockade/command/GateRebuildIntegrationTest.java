@@ -201,23 +201,35 @@ class GateRebuildIntegrationTest {
     return load;
   }
 
+  /** Registers a SKU; 503 (a gate still opening after the previous test) is retried. */
   private String register(String name, int stock) {
     String sku = name + "-" + run;
-    assertThat(
-            http(0)
-                .send(HttpMethod.PUT, "/api/skus/" + sku, "{\"initialStock\": " + stock + "}")
-                .getStatusCode()
-                .value())
-        .isEqualTo(201);
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(
+            () ->
+                http(0)
+                    .send(HttpMethod.PUT, "/api/skus/" + sku, "{\"initialStock\": " + stock + "}")
+                    .getStatusCode()
+                    .value(),
+            status -> status == 201 || status == 200);
     return sku;
   }
 
-  /** Reserves {@code count} units one by one, alternating instances; returns how many got 201. */
+  /**
+   * Reserves {@code count} units one by one, alternating instances, each retried with its id while
+   * the gate is opening (503); returns how many got 201.
+   */
   private int reserveAll(String sku, int count) {
     int admitted = 0;
     for (int i = 0; i < count; i++) {
       String id = sku + "-" + UUID.randomUUID().toString().substring(0, 8);
-      if (reserve(i % 2, sku, id, "u-" + id) == 201) {
+      int instance = i % 2;
+      int status =
+          await()
+              .atMost(Duration.ofSeconds(60))
+              .until(() -> reserve(instance, sku, id, "u-" + id), answer -> answer != 503);
+      if (status == 201) {
         admitted++;
       }
     }
