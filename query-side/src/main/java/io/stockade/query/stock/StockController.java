@@ -12,20 +12,24 @@ import java.util.Map;
 import org.axonframework.messaging.responsetypes.ResponseTypes;
 import org.axonframework.queryhandling.QueryGateway;
 import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
 
 @RestController
 @RequestMapping("/api/stock")
 class StockController {
 
   private final QueryGateway queries;
+  private final StockStreams streams;
 
-  StockController(QueryGateway queries) {
+  StockController(QueryGateway queries, StockStreams streams) {
     this.queries = queries;
+    this.streams = streams;
   }
 
   @GetMapping("/{skuId}")
@@ -33,14 +37,22 @@ class StockController {
     return queries
         .query(new FindStockQuery(skuId), ResponseTypes.optionalInstanceOf(StockLevel.class))
         .join()
-        .orElseThrow(
-            () ->
-                new ProblemException(
-                    HttpStatus.NOT_FOUND,
-                    "unknown-sku",
-                    "Unknown SKU",
-                    "SKU " + skuId + " is not in the read model.",
-                    Map.of("skuId", skuId)));
+        .orElseThrow(() -> unknown(skuId));
+  }
+
+  private static ProblemException unknown(String skuId) {
+    return new ProblemException(
+        HttpStatus.NOT_FOUND,
+        "unknown-sku",
+        "Unknown SKU",
+        "SKU " + skuId + " is not in the read model.",
+        Map.of("skuId", skuId));
+  }
+
+  /** Server-sent {@code stock} events: the SKU's numbers now, then after every change. */
+  @GetMapping(path = "/{skuId}/stream", produces = MediaType.TEXT_EVENT_STREAM_VALUE)
+  SseEmitter stream(@PathVariable @Identifier String skuId) {
+    return streams.subscribe(skuId).orElseThrow(() -> unknown(skuId));
   }
 
   @GetMapping

@@ -9,21 +9,21 @@ import io.stockade.api.sku.StockReplenished;
 import io.stockade.api.stock.FindStockLevelsQuery;
 import io.stockade.api.stock.FindStockQuery;
 import io.stockade.api.stock.StockLevel;
-import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
-import java.util.function.BiConsumer;
 import org.axonframework.config.ProcessingGroup;
 import org.axonframework.eventhandling.EventHandler;
-import org.axonframework.eventhandling.Timestamp;
+import org.axonframework.eventhandling.EventMessage;
+import org.axonframework.eventhandling.ResetHandler;
+import org.axonframework.eventhandling.TrackingToken;
 import org.axonframework.queryhandling.QueryHandler;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 
 /**
- * Stock per SKU, from the event stream. Runs in a pooled streaming processor whose token is stored
- * in the same database transaction as the rows it changes.
+ * Stock per SKU, from the event stream, in a pooled streaming processor with several segments; its
+ * token commits in the same transaction as the rows it changes. Each change is recorded once in the
+ * SKU's ledger and added to the SKU's row only then ({@link StockLevels}), so a redelivered event
+ * counts once, and events of different aggregates may apply in any order.
  */
 @Component
 @ProcessingGroup(StockProjection.PROCESSING_GROUP)
@@ -31,68 +31,89 @@ class StockProjection {
 
   static final String PROCESSING_GROUP = "stock-projection";
 
-  private static final Logger log = LoggerFactory.getLogger(StockProjection.class);
+  private final StockLevels stockLevels;
 
-  private final StockLevelRepository stockLevels;
-
-  StockProjection(StockLevelRepository stockLevels) {
+  StockProjection(StockLevels stockLevels) {
     this.stockLevels = stockLevels;
   }
 
   @EventHandler
-  void on(SkuRegistered event, @Timestamp Instant at) {
-    stockLevels.save(
-        new StockLevelRow(event.skuId(), event.initialStock(), event.perUserLimit(), at));
+  void on(SkuRegistered event, EventMessage<?> message, TrackingToken token) {
+    StockLevels.Change change =
+        change(message, token, event.skuId(), event.skuId(), event.initialStock(), 0, 0);
+    stockLevels.register(change, event.perUserLimit());
   }
 
   @EventHandler
-  void on(StockReserved event, @Timestamp Instant at) {
-    forEachLine(event.reservationId(), event.lines(), (row, quantity) -> row.reserve(quantity, at));
+  void on(StockReplenished event, EventMessage<?> message, TrackingToken token) {
+    stockLevels.apply(
+        change(message, token, event.skuId(), event.replenishmentId(), event.quantity(), 0, 0));
   }
 
   @EventHandler
-  void on(StockConfirmed event, @Timestamp Instant at) {
-    forEachLine(event.reservationId(), event.lines(), (row, quantity) -> row.confirm(quantity, at));
-  }
-
-  @EventHandler
-  void on(StockReleased event, @Timestamp Instant at) {
-    forEachLine(event.reservationId(), event.lines(), (row, quantity) -> row.release(quantity, at));
-  }
-
-  @EventHandler
-  void on(StockReplenished event, @Timestamp Instant at) {
-    stockLevels
-        .findById(event.skuId())
-        .ifPresentOrElse(
-            row -> row.replenish(event.quantity(), at),
-            () -> log.warn("Replenishment of unknown SKU {}", event.skuId()));
-  }
-
-  private void forEachLine(
-      String reservationId, List<ReservationLine> lines, BiConsumer<StockLevelRow, Long> change) {
-    for (ReservationLine line : lines) {
-      stockLevels
-          .findById(line.skuId())
-          .ifPresentOrElse(
-              row -> change.accept(row, (long) line.quantity()),
-              () ->
-                  log.warn(
-                      "Reservation {} names SKU {}, which the read model does not know",
-                      reservationId,
-                      line.skuId()));
+  void on(StockReserved event, EventMessage<?> message, TrackingToken token) {
+    for (ReservationLine line : event.lines()) {
+      stockLevels.apply(
+          change(message, token, line.skuId(), event.reservationId(), 0, line.quantity(), 0));
     }
+  }
+
+  @EventHandler
+  void on(StockConfirmed event, EventMessage<?> message, TrackingToken token) {
+    for (ReservationLine line : event.lines()) {
+      stockLevels.apply(
+          change(
+              message,
+              token,
+              line.skuId(),
+              event.reservationId(),
+              0,
+              -line.quantity(),
+              line.quantity()));
+    }
+  }
+
+  @EventHandler
+  void on(StockReleased event, EventMessage<?> message, TrackingToken token) {
+    for (ReservationLine line : event.lines()) {
+      stockLevels.apply(
+          change(message, token, line.skuId(), event.reservationId(), 0, -line.quantity(), 0));
+    }
+  }
+
+  /** A replay starts from nothing. */
+  @ResetHandler
+  void reset() {
+    stockLevels.clear();
+  }
+
+  private static StockLevels.Change change(
+      EventMessage<?> message,
+      TrackingToken token,
+      String skuId,
+      String reference,
+      long total,
+      long reserved,
+      long sold) {
+    return new StockLevels.Change(
+        skuId,
+        message.getIdentifier(),
+        token == null ? -1 : token.position().orElse(-1),
+        message.getTimestamp(),
+        message.getPayloadType().getSimpleName(),
+        reference,
+        total,
+        reserved,
+        sold);
   }
 
   @QueryHandler
   Optional<StockLevel> handle(FindStockQuery query) {
-    return stockLevels.findById(query.skuId()).map(StockLevelRow::toStockLevel);
+    return stockLevels.find(query.skuId());
   }
 
   @QueryHandler
   List<StockLevel> handle(FindStockLevelsQuery query) {
-    return stockLevels.findAllById(query.skuIds()).stream()
-        .map(StockLevelRow::toStockLevel)
-        .toList();
+    return stockLevels.findAll(query.skuIds());
   }
 }

@@ -10,10 +10,19 @@ import io.stockade.api.reservation.StockReserved;
 import io.stockade.api.sku.SkuRegistered;
 import io.stockade.api.sku.StockReplenished;
 import io.stockade.platform.testing.ApiClient;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.axonframework.eventhandling.GenericDomainEventMessage;
 import org.axonframework.eventsourcing.eventstore.EventStore;
 import org.junit.jupiter.api.BeforeEach;
@@ -36,6 +45,7 @@ class StockProjectionIntegrationTest {
   @LocalServerPort private int port;
   @Autowired private EventStore eventStore;
   @Autowired private TransactionTemplate transaction;
+  @Autowired private StockProjection projection;
 
   private ApiClient http;
   private String run;
@@ -130,6 +140,158 @@ class StockProjectionIntegrationTest {
 
     assertThat(answer.getStatusCode().value()).isEqualTo(400);
     assertThat(answer.getBody().get("type").asString()).endsWith("/invalid-request");
+  }
+
+  @Test
+  void aRedeliveredEventCountsOnce() {
+    String sku = "again-" + run;
+    append(sku, new SkuRegistered(sku, 10, null));
+    StockReserved reserved =
+        new StockReserved(
+            "O-" + run,
+            "u-1",
+            List.of(new ReservationLine(sku, 2)),
+            Instant.now(),
+            Instant.now().plusSeconds(900),
+            1,
+            1);
+    GenericDomainEventMessage<StockReserved> message =
+        new GenericDomainEventMessage<>("Reservation", "O-" + run, 0, reserved);
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(() -> get("/api/stock/" + sku).getStatusCode().value() == 200);
+
+    // The same event handled twice, as after a crash between handling and storing the token.
+    transaction.executeWithoutResult(status -> projection.on(reserved, message, null));
+    transaction.executeWithoutResult(status -> projection.on(reserved, message, null));
+
+    JsonNode stock = get("/api/stock/" + sku).getBody();
+    assertThat(stock.get("reserved").asLong()).isEqualTo(2);
+    assertThat(stock.get("available").asLong()).isEqualTo(8);
+  }
+
+  @Test
+  void aSkuAsOfAnyInstantWithItsLedgerPaged() {
+    String sku = "audit-" + run;
+    Instant t0 = Instant.parse("2026-11-30T10:00:00Z");
+    List<ReservationLine> three = List.of(new ReservationLine(sku, 3));
+    List<ReservationLine> two = List.of(new ReservationLine(sku, 2));
+    appendAt(sku, 0, new SkuRegistered(sku, 10, null), t0);
+    appendAt(
+        "A-" + run,
+        0,
+        new StockReserved("A-" + run, "u-1", three, t0, t0, 1, 1),
+        t0.plusSeconds(10));
+    appendAt(
+        "B-" + run, 0, new StockReserved("B-" + run, "u-2", two, t0, t0, 2, 1), t0.plusSeconds(20));
+    appendAt("A-" + run, 1, new StockConfirmed("A-" + run, "u-1", three, t0), t0.plusSeconds(30));
+    appendAt(
+        "B-" + run,
+        1,
+        new StockReleased("B-" + run, "u-2", two, "CANCELLED", t0),
+        t0.plusSeconds(40));
+    appendAt(sku, 1, new StockReplenished(sku, "R-" + run, 5), t0.plusSeconds(50));
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(
+            () -> {
+              JsonNode now = audit(sku, null);
+              return now.has("totalEntries") && now.get("totalEntries").asLong() == 6;
+            });
+
+    assertThat(numbers(audit(sku, "2026-11-30T09:59:59Z"))).containsExactly(0L, 0L, 0L, 0L);
+    assertThat(numbers(audit(sku, "2026-11-30T10:00:00Z"))).containsExactly(10L, 10L, 0L, 0L);
+    assertThat(numbers(audit(sku, "2026-11-30T10:00:15Z"))).containsExactly(10L, 7L, 3L, 0L);
+    assertThat(numbers(audit(sku, "2026-11-30T10:00:25Z"))).containsExactly(10L, 5L, 5L, 0L);
+    assertThat(numbers(audit(sku, "2026-11-30T10:00:35Z"))).containsExactly(10L, 5L, 2L, 3L);
+    assertThat(numbers(audit(sku, "2026-11-30T10:00:45Z"))).containsExactly(10L, 7L, 0L, 3L);
+    assertThat(numbers(audit(sku, null))).containsExactly(15L, 12L, 0L, 3L);
+
+    JsonNode page =
+        get("/api/audit/skus/" + sku + "?at=2026-11-30T10:00:35Z&page=1&size=2").getBody();
+    assertThat(page.get("totalEntries").asLong()).isEqualTo(4);
+    assertThat(page.get("ledger")).hasSize(2);
+    assertThat(page.get("ledger").get(0).get("type").asString()).isEqualTo("StockReserved");
+    assertThat(page.get("ledger").get(0).get("reference").asString()).isEqualTo("B-" + run);
+    assertThat(page.get("ledger").get(0).get("change").get("available").asLong()).isEqualTo(-2);
+    assertThat(page.get("ledger").get(1).get("type").asString()).isEqualTo("StockConfirmed");
+    assertThat(page.get("ledger").get(1).get("change").get("sold").asLong()).isEqualTo(3);
+    assertThat(Instant.parse(page.get("ledger").get(1).get("timestamp").asString()))
+        .isEqualTo(t0.plusSeconds(30));
+
+    assertThat(get("/api/audit/skus/absent-" + run).getStatusCode().value()).isEqualTo(404);
+    ResponseEntity<JsonNode> bad = get("/api/audit/skus/" + sku + "?at=yesterday");
+    assertThat(bad.getStatusCode().value()).isEqualTo(400);
+    assertThat(bad.getBody().get("type").asString()).endsWith("/invalid-request");
+    assertThat(get("/api/audit/skus/" + sku + "?size=0").getStatusCode().value()).isEqualTo(400);
+  }
+
+  @Test
+  void aSubscriberToASkuReceivesItsStockNowAndAfterAReservation() throws Exception {
+    String sku = "live-" + run;
+    append(sku, new SkuRegistered(sku, 10, null));
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(() -> get("/api/stock/" + sku).getStatusCode().value() == 200);
+    HttpClient client = HttpClient.newHttpClient();
+    HttpResponse<Stream<String>> response =
+        client.send(
+            HttpRequest.newBuilder(
+                    URI.create("http://localhost:" + port + "/api/stock/" + sku + "/stream"))
+                .header("Accept", "text/event-stream")
+                .build(),
+            HttpResponse.BodyHandlers.ofLines());
+    assertThat(response.statusCode()).isEqualTo(200);
+    BlockingQueue<String> data = new LinkedBlockingQueue<>();
+    Thread reader =
+        new Thread(
+            () ->
+                response
+                    .body()
+                    .filter(line -> line.startsWith("data:"))
+                    .forEach(line -> data.add(line.substring(5))));
+    reader.setDaemon(true);
+    reader.start();
+
+    try {
+      String first = data.poll(30, TimeUnit.SECONDS);
+      assertThat(first).contains("\"available\":10");
+      Instant now = Instant.now();
+      append(
+          "O-" + run,
+          new StockReserved(
+              "O-" + run, "u-1", List.of(new ReservationLine(sku, 4)), now, now, 1, 1));
+      String next = data.poll(60, TimeUnit.SECONDS);
+      assertThat(next).contains("\"available\":6").contains("\"reserved\":4");
+    } finally {
+      response.body().close();
+    }
+  }
+
+  private JsonNode audit(String sku, String at) {
+    return get("/api/audit/skus/" + sku + (at == null ? "" : "?at=" + at)).getBody();
+  }
+
+  private static List<Long> numbers(JsonNode audit) {
+    return List.of(
+        audit.get("total").asLong(),
+        audit.get("available").asLong(),
+        audit.get("reserved").asLong(),
+        audit.get("sold").asLong());
+  }
+
+  private void appendAt(String aggregateId, long sequence, Object payload, Instant at) {
+    transaction.executeWithoutResult(
+        status ->
+            eventStore.publish(
+                new GenericDomainEventMessage<>(
+                    payload.getClass().getSimpleName(),
+                    aggregateId,
+                    sequence,
+                    payload,
+                    Map.of(),
+                    UUID.randomUUID().toString(),
+                    at)));
   }
 
   private void append(String aggregateId, Object payload) {

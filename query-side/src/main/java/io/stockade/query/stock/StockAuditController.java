@@ -1,0 +1,115 @@
+package io.stockade.query.stock;
+
+import io.stockade.platform.web.Identifier;
+import io.stockade.platform.web.ProblemException;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.List;
+import java.util.Map;
+import org.springframework.http.HttpStatus;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * A SKU as it was at an instant: its numbers summed from the changes its events made up to then,
+ * and those changes (the SKU's ledger), oldest first, paged. The ledger is kept by the stock
+ * projection from the event stream, one entry per event and SKU; each entry names the event's
+ * global index, so it can be checked against the event store.
+ */
+@RestController
+@RequestMapping("/api/audit/skus")
+class StockAuditController {
+
+  /** The SKU's numbers at {@code at}, and one page of its ledger up to then. */
+  record SkuAudit(
+      String skuId,
+      Instant at,
+      long total,
+      long available,
+      long reserved,
+      long sold,
+      List<LedgerEntry> ledger,
+      int page,
+      int size,
+      long totalEntries) {}
+
+  /** One event's change to the SKU. */
+  record LedgerEntry(
+      String type, Instant timestamp, long globalIndex, String reference, Change change) {}
+
+  /** Added to each number by one event (negative: taken away). */
+  record Change(long total, long available, long reserved, long sold) {}
+
+  private final StockLevels stockLevels;
+  private final Clock clock;
+
+  StockAuditController(StockLevels stockLevels) {
+    this.stockLevels = stockLevels;
+    this.clock = Clock.systemUTC();
+  }
+
+  @GetMapping("/{skuId}")
+  SkuAudit audit(
+      @PathVariable @Identifier String skuId,
+      @RequestParam(required = false) String at,
+      @RequestParam(defaultValue = "0") @Min(0) @Max(1_000_000) int page,
+      @RequestParam(defaultValue = "50") @Min(1) @Max(500) int size) {
+    Instant instant = at == null ? clock.instant() : instant(at);
+    if (!stockLevels.registered(skuId)) {
+      throw new ProblemException(
+          HttpStatus.NOT_FOUND,
+          "unknown-sku",
+          "Unknown SKU",
+          "SKU " + skuId + " is not in the read model.",
+          Map.of("skuId", skuId));
+    }
+    StockLevels.AsOf asOf = stockLevels.asOf(skuId, instant);
+    List<LedgerEntry> ledger =
+        stockLevels.ledger(skuId, instant, page, size).stream()
+            .map(
+                entry ->
+                    new LedgerEntry(
+                        entry.type(),
+                        entry.timestamp(),
+                        entry.globalIndex(),
+                        entry.reference(),
+                        new Change(
+                            entry.total(),
+                            entry.total() - entry.reserved() - entry.sold(),
+                            entry.reserved(),
+                            entry.sold())))
+            .toList();
+    return new SkuAudit(
+        skuId,
+        instant,
+        asOf.total(),
+        asOf.total() - asOf.reserved() - asOf.sold(),
+        asOf.reserved(),
+        asOf.sold(),
+        ledger,
+        page,
+        size,
+        asOf.entries());
+  }
+
+  private static Instant instant(String at) {
+    try {
+      return Instant.parse(at);
+    } catch (DateTimeParseException e) {
+      throw new ProblemException(
+          HttpStatus.BAD_REQUEST,
+          "invalid-request",
+          "Invalid request",
+          "at must be an ISO-8601 instant in UTC, such as 2026-11-30T10:00:00Z",
+          Map.of(
+              "errors",
+              List.of(Map.of("field", "at", "message", "must be an ISO-8601 UTC instant"))));
+    }
+  }
+}
