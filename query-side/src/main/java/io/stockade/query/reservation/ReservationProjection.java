@@ -1,0 +1,110 @@
+package io.stockade.query.reservation;
+
+import io.stockade.api.reservation.FindReservationQuery;
+import io.stockade.api.reservation.ReservationAbandoned;
+import io.stockade.api.reservation.ReservationView;
+import io.stockade.api.reservation.StockConfirmed;
+import io.stockade.api.reservation.StockReleased;
+import io.stockade.api.reservation.StockReserved;
+import java.time.Instant;
+import java.util.Optional;
+import org.axonframework.config.ProcessingGroup;
+import org.axonframework.eventhandling.EventHandler;
+import org.axonframework.eventhandling.ResetHandler;
+import org.axonframework.eventhandling.SequenceNumber;
+import org.axonframework.eventhandling.Timestamp;
+import org.axonframework.queryhandling.QueryHandler;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.stereotype.Component;
+
+/**
+ * Reservations, from the event stream. Runs in a pooled streaming processor with several segments
+ * (a reservation's events stay in one segment, in order); its token is stored in the same database
+ * transaction as the rows it changes. Every row remembers the sequence number of the last event it
+ * applied, so that an event delivered again changes nothing.
+ */
+@Component
+@ProcessingGroup(ReservationProjection.PROCESSING_GROUP)
+class ReservationProjection {
+
+  static final String PROCESSING_GROUP = "reservation-projection";
+
+  private static final Logger log = LoggerFactory.getLogger(ReservationProjection.class);
+
+  private final ReservationRows rows;
+
+  ReservationProjection(ReservationRows rows) {
+    this.rows = rows;
+  }
+
+  @EventHandler
+  void on(StockReserved event, @SequenceNumber long sequence, @Timestamp Instant at) {
+    rows.create(
+        event.reservationId(),
+        event.userId(),
+        ReservationRows.Status.RESERVED,
+        event.lines(),
+        event.reservedAt(),
+        event.expiresAt(),
+        null,
+        null,
+        sequence,
+        at);
+  }
+
+  @EventHandler
+  void on(ReservationAbandoned event, @SequenceNumber long sequence, @Timestamp Instant at) {
+    rows.create(
+        event.reservationId(),
+        event.userId(),
+        ReservationRows.Status.ABANDONED,
+        event.lines(),
+        event.abandonedAt(),
+        null,
+        event.abandonedAt(),
+        ReservationAbandoned.REASON,
+        sequence,
+        at);
+  }
+
+  @EventHandler
+  void on(StockConfirmed event, @SequenceNumber long sequence, @Timestamp Instant at) {
+    if (!rows.confirm(event.reservationId(), event.confirmedAt(), sequence, at)) {
+      notApplied(event.reservationId(), "confirmation", sequence);
+    }
+  }
+
+  @EventHandler
+  void on(StockReleased event, @SequenceNumber long sequence, @Timestamp Instant at) {
+    if (!rows.release(event.reservationId(), event.releasedAt(), event.reason(), sequence, at)) {
+      notApplied(event.reservationId(), "release", sequence);
+    }
+  }
+
+  @ResetHandler
+  void reset() {
+    rows.deleteAll();
+  }
+
+  @QueryHandler
+  Optional<ReservationView> handle(FindReservationQuery query) {
+    return rows.find(query.reservationId());
+  }
+
+  private void notApplied(String reservationId, String what, long sequence) {
+    if (rows.exists(reservationId)) {
+      log.debug(
+          "The {} of reservation {} (sequence {}) was applied already",
+          what,
+          reservationId,
+          sequence);
+    } else {
+      log.warn(
+          "The {} of reservation {} (sequence {}) names a reservation the read model does not know",
+          what,
+          reservationId,
+          sequence);
+    }
+  }
+}

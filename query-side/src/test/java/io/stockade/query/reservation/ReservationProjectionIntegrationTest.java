@@ -1,0 +1,279 @@
+package io.stockade.query.reservation;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.stockade.api.reservation.ReservationAbandoned;
+import io.stockade.api.reservation.ReservationLine;
+import io.stockade.api.reservation.StockConfirmed;
+import io.stockade.api.reservation.StockReleased;
+import io.stockade.api.reservation.StockReserved;
+import io.stockade.platform.testing.ApiClient;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.axonframework.eventhandling.GenericDomainEventMessage;
+import org.axonframework.eventsourcing.eventstore.EventStore;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.support.TransactionTemplate;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * The reservation read model against a real database: events appended to the event table reach
+ * {@code reservation_view} and {@code GET /api/reservations/{id}}; events delivered again, or late,
+ * change nothing.
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+class ReservationProjectionIntegrationTest {
+
+  @LocalServerPort private int port;
+  @Autowired private EventStore eventStore;
+  @Autowired private TransactionTemplate transaction;
+  @Autowired private ReservationProjection projection;
+  @Autowired private JdbcTemplate jdbc;
+
+  private ApiClient http;
+  private String run;
+  // Whole microseconds, what the table keeps, and distinct from one another.
+  private final Instant t0 = Instant.parse("2026-11-30T10:00:00.123456Z");
+  private final Instant t1 = t0.plusSeconds(60);
+  private final Instant t2 = t0.plusSeconds(120);
+  private final Instant t3 = t0.plusSeconds(180);
+
+  @BeforeEach
+  void setUp() {
+    http = new ApiClient(port);
+    run = UUID.randomUUID().toString().substring(0, 8);
+  }
+
+  @Test
+  void everyKindOfReservationShowsWithAllItsFields() {
+    String reserved = "R-" + run;
+    String confirmed = "C-" + run;
+    String released = "L-" + run;
+    String abandoned = "A-" + run;
+    List<ReservationLine> two = List.of(new ReservationLine("s1-" + run, 2));
+    List<ReservationLine> three =
+        List.of(new ReservationLine("s1-" + run, 1), new ReservationLine("s2-" + run, 2));
+    append(reserved, 0, new StockReserved(reserved, "u-1", two, t0, t3, 1, 1));
+    append(confirmed, 0, new StockReserved(confirmed, "u-2", three, t0, t3, 2, 1));
+    append(confirmed, 1, new StockConfirmed(confirmed, "u-2", three, t1));
+    append(released, 0, new StockReserved(released, "u-3", two, t1, t3, 3, 1));
+    append(released, 1, new StockReleased(released, "u-3", two, "CANCELLED", t2));
+    append(abandoned, 0, new ReservationAbandoned(abandoned, "u-4", three, 4, t2));
+
+    JsonNode view = awaitStatus(reserved, "RESERVED");
+    assertThat(view.get("reservationId").asString()).isEqualTo(reserved);
+    assertThat(view.get("userId").asString()).isEqualTo("u-1");
+    assertLines(view, Map.of("s1-" + run, 2));
+    assertInstant(view, "createdAt", t0);
+    assertInstant(view, "expiresAt", t3);
+    assertInstant(view, "confirmedAt", null);
+    assertInstant(view, "releasedAt", null);
+    assertThat(view.get("releaseReason").isNull()).isTrue();
+
+    view = awaitStatus(confirmed, "CONFIRMED");
+    assertThat(view.get("reservationId").asString()).isEqualTo(confirmed);
+    assertThat(view.get("userId").asString()).isEqualTo("u-2");
+    assertLines(view, Map.of("s1-" + run, 1, "s2-" + run, 2));
+    assertInstant(view, "createdAt", t0);
+    assertInstant(view, "expiresAt", t3);
+    assertInstant(view, "confirmedAt", t1);
+    assertInstant(view, "releasedAt", null);
+    assertThat(view.get("releaseReason").isNull()).isTrue();
+
+    view = awaitStatus(released, "RELEASED");
+    assertThat(view.get("userId").asString()).isEqualTo("u-3");
+    assertLines(view, Map.of("s1-" + run, 2));
+    assertInstant(view, "createdAt", t1);
+    assertInstant(view, "expiresAt", t3);
+    assertInstant(view, "confirmedAt", null);
+    assertInstant(view, "releasedAt", t2);
+    assertThat(view.get("releaseReason").asString()).isEqualTo("CANCELLED");
+
+    // An admission never recorded: RELEASED for the API, NOT_RECORDED, ABANDONED in the table.
+    view = awaitStatus(abandoned, "RELEASED");
+    assertThat(view.get("userId").asString()).isEqualTo("u-4");
+    assertLines(view, Map.of("s1-" + run, 1, "s2-" + run, 2));
+    assertInstant(view, "createdAt", t2);
+    assertInstant(view, "expiresAt", null);
+    assertInstant(view, "confirmedAt", null);
+    assertInstant(view, "releasedAt", t2);
+    assertThat(view.get("releaseReason").asString()).isEqualTo("NOT_RECORDED");
+    assertThat(row(abandoned).get("status")).isEqualTo("ABANDONED");
+
+    assertThat(row(confirmed).get("last_sequence")).isEqualTo(1L);
+    assertThat(row(reserved).get("last_sequence")).isEqualTo(0L);
+    assertThat(row(released).get("lines"))
+        .isEqualTo("[{\"skuId\":\"s1-" + run + "\",\"quantity\":2}]");
+  }
+
+  @Test
+  void anEventDeliveredAgainChangesNothing() {
+    String id = "twice-" + run;
+    List<ReservationLine> lines = List.of(new ReservationLine("s-" + run, 2));
+    inTransaction(
+        () -> {
+          projection.on(new StockReserved(id, "u-1", lines, t0, t3, 1, 1), 0, t0);
+          projection.on(new StockConfirmed(id, "u-1", lines, t1), 1, t1);
+        });
+    Map<String, Object> confirmed = row(id);
+    assertThat(confirmed.get("status")).isEqualTo("CONFIRMED");
+    assertThat(confirmed.get("last_sequence")).isEqualTo(1L);
+
+    // The same events again, with different contents to show that none of it is taken.
+    inTransaction(
+        () -> {
+          projection.on(new StockConfirmed(id, "u-1", lines, t2), 1, t2);
+          projection.on(new StockReserved(id, "u-9", List.of(), t2, t2, 9, 9), 0, t2);
+          projection.on(new ReservationAbandoned(id, "u-9", lines, 9, t2), 0, t2);
+        });
+    assertThat(row(id)).isEqualTo(confirmed);
+    JsonNode view = http.get("/api/reservations/" + id).getBody();
+    assertThat(view.get("status").asString()).isEqualTo("CONFIRMED");
+    assertThat(view.get("userId").asString()).isEqualTo("u-1");
+    assertInstant(view, "createdAt", t0);
+    assertInstant(view, "confirmedAt", t1);
+  }
+
+  @Test
+  void anEventOlderThanTheLastAppliedIsIgnored() {
+    String id = "late-" + run;
+    List<ReservationLine> lines = List.of(new ReservationLine("s-" + run, 1));
+    inTransaction(
+        () -> {
+          projection.on(new StockReserved(id, "u-1", lines, t0, t3, 1, 1), 0, t0);
+          projection.on(new StockReleased(id, "u-1", lines, "EXPIRED", t3), 2, t3);
+        });
+    Map<String, Object> released = row(id);
+
+    inTransaction(() -> projection.on(new StockConfirmed(id, "u-1", lines, t1), 1, t1));
+    inTransaction(() -> projection.on(new StockReleased(id, "u-1", lines, "CANCELLED", t2), 1, t2));
+
+    assertThat(row(id)).isEqualTo(released);
+    assertThat(released.get("last_sequence")).isEqualTo(2L);
+    JsonNode view = http.get("/api/reservations/" + id).getBody();
+    assertThat(view.get("status").asString()).isEqualTo("RELEASED");
+    assertThat(view.get("releaseReason").asString()).isEqualTo("EXPIRED");
+    assertInstant(view, "releasedAt", t3);
+    assertInstant(view, "confirmedAt", null);
+  }
+
+  @Test
+  void aChangeToAReservationTheModelDoesNotKnowChangesNothing() {
+    String id = "orphan-" + run;
+    List<ReservationLine> lines = List.of(new ReservationLine("s-" + run, 1));
+
+    inTransaction(() -> projection.on(new StockConfirmed(id, "u-1", lines, t1), 1, t1));
+
+    assertThat(jdbc.queryForList("SELECT 1 FROM reservation_view WHERE reservation_id = ?", id))
+        .isEmpty();
+  }
+
+  @Test
+  void theResetHandlerEmptiesTheTable() {
+    String id = "reset-" + run;
+    inTransaction(
+        () ->
+            projection.on(
+                new StockReserved(
+                    id, "u-1", List.of(new ReservationLine("s-" + run, 1)), t0, t3, 1, 1),
+                0,
+                t0));
+    assertThat(count()).isPositive();
+
+    // Rolled back, so that the rows of other tests stay.
+    transaction.executeWithoutResult(
+        status -> {
+          projection.reset();
+          assertThat(count()).isZero();
+          status.setRollbackOnly();
+        });
+
+    assertThat(row(id).get("status")).isEqualTo("RESERVED");
+  }
+
+  @Test
+  void unknownReservationIsAProblem() {
+    ResponseEntity<JsonNode> answer = http.get("/api/reservations/absent-" + run);
+
+    assertThat(answer.getStatusCode().value()).isEqualTo(404);
+    assertThat(answer.getHeaders().getContentType()).isEqualTo(MediaType.APPLICATION_PROBLEM_JSON);
+    assertThat(answer.getBody().get("type").asString()).endsWith("/unknown-reservation");
+    assertThat(answer.getBody().get("reservationId").asString()).isEqualTo("absent-" + run);
+  }
+
+  @Test
+  void malformedReservationIdIsRejectedBeforeAnyQuery() {
+    ResponseEntity<JsonNode> answer = http.get("/api/reservations/a%7Bb%7D");
+
+    assertThat(answer.getStatusCode().value()).isEqualTo(400);
+    assertThat(answer.getBody().get("type").asString()).endsWith("/invalid-request");
+  }
+
+  private JsonNode awaitStatus(String reservationId, String status) {
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () -> {
+              ResponseEntity<JsonNode> answer = http.get("/api/reservations/" + reservationId);
+              assertThat(answer.getStatusCode().value()).isEqualTo(200);
+              assertThat(answer.getBody().get("status").asString()).isEqualTo(status);
+            });
+    return http.get("/api/reservations/" + reservationId).getBody();
+  }
+
+  private static void assertLines(JsonNode view, Map<String, Integer> expected) {
+    JsonNode lines = view.get("lines");
+    assertThat(lines).hasSize(expected.size());
+    for (JsonNode line : lines) {
+      assertThat(line.get("quantity").asInt())
+          .isEqualTo(expected.get(line.get("skuId").asString()));
+    }
+  }
+
+  private static void assertInstant(JsonNode view, String field, Instant expected) {
+    assertThat(view.has(field)).as(field + " is present").isTrue();
+    if (expected == null) {
+      assertThat(view.get(field).isNull()).as(field + " is null").isTrue();
+    } else {
+      assertThat(Instant.parse(view.get(field).asString()))
+          .as(field)
+          .isEqualTo(expected.truncatedTo(ChronoUnit.MICROS));
+    }
+  }
+
+  private Map<String, Object> row(String reservationId) {
+    return jdbc.queryForMap(
+        "SELECT reservation_id, user_id, status, `lines`, created_at, expires_at, confirmed_at,"
+            + " released_at, release_reason, last_sequence, updated_at"
+            + " FROM reservation_view WHERE reservation_id = ?",
+        reservationId);
+  }
+
+  private long count() {
+    return jdbc.queryForObject("SELECT COUNT(*) FROM reservation_view", Long.class);
+  }
+
+  private void inTransaction(Runnable work) {
+    transaction.executeWithoutResult(status -> work.run());
+  }
+
+  private void append(String aggregateId, long sequence, Object payload) {
+    transaction.executeWithoutResult(
+        status ->
+            eventStore.publish(
+                new GenericDomainEventMessage<>(
+                    payload.getClass().getSimpleName(), aggregateId, sequence, payload)));
+  }
+}
