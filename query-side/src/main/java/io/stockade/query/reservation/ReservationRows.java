@@ -32,7 +32,7 @@ class ReservationRows {
     ABANDONED
   }
 
-  /** A line as stored in the {@code lines} column: {@code {"skuId": "...", "quantity": 2}}. */
+  /** A line as stored in the {@code lines_json} column: {@code {"skuId": "...", "quantity": 2}}. */
   @JsonPropertyOrder({"skuId", "quantity"})
   record StoredLine(String skuId, int quantity) {}
 
@@ -42,7 +42,7 @@ class ReservationRows {
   private static final JsonMapper JSON = JsonMapper.builder().build();
 
   private static final String COLUMNS =
-      "reservation_id, user_id, status, `lines`, created_at, expires_at, confirmed_at,"
+      "reservation_id, user_id, status, lines_json, created_at, expires_at, confirmed_at,"
           + " released_at, release_reason, last_sequence, updated_at";
 
   private final JdbcTemplate jdbc;
@@ -139,7 +139,7 @@ class ReservationRows {
   private static ReservationView view(ResultSet row) throws SQLException {
     Status status = Status.valueOf(row.getString("status"));
     List<ReservationLine> lines =
-        JSON.readValue(row.getString("lines"), STORED_LINES).stream()
+        JSON.readValue(row.getString("lines_json"), STORED_LINES).stream()
             .map(line -> new ReservationLine(line.skuId(), line.quantity()))
             .toList();
     return new ReservationView(

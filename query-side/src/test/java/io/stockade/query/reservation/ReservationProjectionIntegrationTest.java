@@ -114,7 +114,7 @@ class ReservationProjectionIntegrationTest {
 
     assertThat(row(confirmed).get("last_sequence")).isEqualTo(1L);
     assertThat(row(reserved).get("last_sequence")).isEqualTo(0L);
-    assertThat(row(released).get("lines"))
+    assertThat(row(released).get("lines_json"))
         .isEqualTo("[{\"skuId\":\"s1-" + run + "\",\"quantity\":2}]");
   }
 
@@ -255,7 +255,7 @@ class ReservationProjectionIntegrationTest {
 
   private Map<String, Object> row(String reservationId) {
     return jdbc.queryForMap(
-        "SELECT reservation_id, user_id, status, `lines`, created_at, expires_at, confirmed_at,"
+        "SELECT reservation_id, user_id, status, lines_json, created_at, expires_at, confirmed_at,"
             + " released_at, release_reason, last_sequence, updated_at"
             + " FROM reservation_view WHERE reservation_id = ?",
         reservationId);
