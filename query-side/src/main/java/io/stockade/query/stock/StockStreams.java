@@ -1,6 +1,7 @@
 package io.stockade.query.stock;
 
 import io.stockade.api.stock.StockLevel;
+import io.stockade.query.replay.Replays;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
@@ -34,6 +35,7 @@ class StockStreams implements DisposableBean {
   private static final Logger log = LoggerFactory.getLogger(StockStreams.class);
 
   private final StockLevels stockLevels;
+  private final Replays replays;
   private final Duration timeout;
   private final Map<String, Set<SseEmitter>> subscribers = new ConcurrentHashMap<>();
   private final Map<String, StockLevel> sent = new ConcurrentHashMap<>();
@@ -47,9 +49,11 @@ class StockStreams implements DisposableBean {
 
   StockStreams(
       StockLevels stockLevels,
+      Replays replays,
       @Value("${stockade.stock-stream.poll-interval:200ms}") Duration interval,
       @Value("${stockade.stock-stream.timeout:30m}") Duration timeout) {
     this.stockLevels = stockLevels;
+    this.replays = replays;
     this.timeout = timeout;
     poller.scheduleWithFixedDelay(
         this::poll, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
@@ -88,7 +92,8 @@ class StockStreams implements DisposableBean {
 
   private void poll() {
     try {
-      if (subscribers.isEmpty()) {
+      if (subscribers.isEmpty() || replays.running()) {
+        // During a replay the rows are half built: streams wait for the rebuilt numbers.
         return;
       }
       List<StockLevel> levels = stockLevels.findAll(List.copyOf(subscribers.keySet()));

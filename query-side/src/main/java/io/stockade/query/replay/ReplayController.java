@@ -1,0 +1,64 @@
+package io.stockade.query.replay;
+
+import io.stockade.platform.web.ProblemException;
+import jakarta.validation.constraints.Pattern;
+import java.util.Map;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+/** Starts a rebuild of the read models from the event stream, and reports its progress. */
+@RestController
+@RequestMapping("/api/replays")
+class ReplayController {
+
+  record Started(String replayId) {}
+
+  private final Replays replays;
+
+  ReplayController(Replays replays) {
+    this.replays = replays;
+  }
+
+  @PostMapping
+  ResponseEntity<Started> start() {
+    Replays.Replay replay =
+        replays
+            .start()
+            .orElseThrow(
+                () ->
+                    new ProblemException(
+                        HttpStatus.CONFLICT,
+                        "replay-in-progress",
+                        "A replay is running",
+                        "The read models are being rebuilt already; follow the running replay.",
+                        Map.of()));
+    if ("FAILED".equals(replay.status())) {
+      throw new ProblemException(
+          HttpStatus.INTERNAL_SERVER_ERROR,
+          "replay-failed",
+          "The replay could not start",
+          String.valueOf(replay.failure()),
+          Map.of("replayId", replay.replayId()));
+    }
+    return ResponseEntity.accepted().body(new Started(replay.replayId()));
+  }
+
+  @GetMapping("/{replayId}")
+  Replays.Replay find(@PathVariable @Pattern(regexp = "[A-Za-z0-9-]{1,64}") String replayId) {
+    return replays
+        .find(replayId)
+        .orElseThrow(
+            () ->
+                new ProblemException(
+                    HttpStatus.NOT_FOUND,
+                    "unknown-replay",
+                    "Unknown replay",
+                    "No replay " + replayId + " is known to this instance.",
+                    Map.of("replayId", replayId)));
+  }
+}

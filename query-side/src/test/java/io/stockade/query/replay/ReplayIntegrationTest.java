@@ -1,0 +1,190 @@
+package io.stockade.query.replay;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.stockade.api.reservation.ReservationAbandoned;
+import io.stockade.api.reservation.ReservationLine;
+import io.stockade.api.reservation.StockConfirmed;
+import io.stockade.api.reservation.StockReleased;
+import io.stockade.api.reservation.StockReserved;
+import io.stockade.api.sku.SkuRegistered;
+import io.stockade.api.sku.StockReplenished;
+import io.stockade.platform.testing.ApiClient;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.UUID;
+import org.axonframework.eventhandling.GenericDomainEventMessage;
+import org.axonframework.eventsourcing.eventstore.EventStore;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.http.HttpMethod;
+import org.springframework.http.ResponseEntity;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.support.TransactionTemplate;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * A replay rebuilds read models identical, row for row, to the ones built event by event, after a
+ * seeded random workload (the seed is printed; {@code -Dstockade.test.seed=N} replays it).
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+class ReplayIntegrationTest {
+
+  @LocalServerPort private int port;
+  @Autowired private EventStore eventStore;
+  @Autowired private TransactionTemplate transaction;
+  @Autowired private JdbcTemplate jdbc;
+
+  @Test
+  void aReplayRebuildsReadModelsIdenticalToTheIncrementalOnes() {
+    long seed = Long.getLong("stockade.test.seed", System.nanoTime());
+    System.out.println(
+        "ReplayIntegrationTest seed: " + seed + " (-Dstockade.test.seed=" + seed + ")");
+    Random random = new Random(seed);
+    String run = UUID.randomUUID().toString().substring(0, 8);
+    ApiClient http = new ApiClient(port);
+    Instant t0 = Instant.now().minusSeconds(3600);
+
+    List<String> skus = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      String sku = "rp-" + run + "-" + i;
+      skus.add(sku);
+      append(sku, 0, new SkuRegistered(sku, 1000, random.nextBoolean() ? null : 5), t0);
+    }
+    String last = null;
+    for (int r = 0; r < 150; r++) {
+      String id = "R-" + run + "-" + r;
+      Instant at = t0.plusMillis(1000L * r);
+      List<ReservationLine> lines = new ArrayList<>();
+      for (String sku : skus) {
+        if (lines.isEmpty() || random.nextInt(3) == 0) {
+          lines.add(new ReservationLine(sku, 1 + random.nextInt(4)));
+        }
+      }
+      int kind = random.nextInt(10);
+      if (kind == 0) {
+        append(id, 0, new ReservationAbandoned(id, "u-" + r, lines, r, at), at);
+        continue;
+      }
+      append(id, 0, new StockReserved(id, "u-" + r, lines, at, at.plusSeconds(900), r, 1), at);
+      if (kind < 5) {
+        append(
+            id, 1, new StockConfirmed(id, "u-" + r, lines, at.plusMillis(300)), at.plusMillis(300));
+      } else if (kind < 8) {
+        append(
+            id,
+            1,
+            new StockReleased(
+                id,
+                "u-" + r,
+                lines,
+                random.nextBoolean() ? "CANCELLED" : "EXPIRED",
+                at.plusMillis(500)),
+            at.plusMillis(500));
+      }
+      if (random.nextInt(20) == 0) {
+        String sku = skus.get(random.nextInt(skus.size()));
+        append(sku, 1 + r, new StockReplenished(sku, "RP-" + r, 1 + random.nextInt(50)), at);
+      }
+      last = id;
+    }
+    String lastId = last;
+    long head = head();
+    await().atMost(Duration.ofSeconds(120)).until(() -> caughtUp(head) && visible(http, lastId));
+    Map<String, List<Map<String, Object>>> incremental = snapshot();
+    assertThat(incremental.get("reservation_view")).isNotEmpty();
+    // Damage the read models: only a rebuild from the events brings them back.
+    jdbc.update("update stock_level set reserved = reserved + 100 where sku_id = ?", skus.get(0));
+    jdbc.update("delete from stock_ledger where sku_id = ?", skus.get(1));
+    jdbc.update("delete from reservation_view where reservation_id = ?", lastId);
+    assertThat(snapshot()).isNotEqualTo(incremental);
+
+    ResponseEntity<JsonNode> started = http.send(HttpMethod.POST, "/api/replays", null);
+    assertThat(started.getStatusCode().value()).isEqualTo(202);
+    String replayId = started.getBody().get("replayId").asString();
+    JsonNode done =
+        await()
+            .atMost(Duration.ofSeconds(180))
+            .until(
+                () -> http.get("/api/replays/" + replayId).getBody(),
+                replay -> !"RUNNING".equals(replay.get("status").asString()));
+
+    assertThat(done.get("status").asString()).isEqualTo("DONE");
+    assertThat(done.get("percent").asInt()).isEqualTo(100);
+    assertThat(done.get("processed").asLong()).isEqualTo(done.get("total").asLong());
+    assertThat(done.get("total").asLong()).isGreaterThanOrEqualTo(head);
+    Map<String, List<Map<String, Object>>> replayed = snapshot();
+    for (String table : incremental.keySet()) {
+      assertThat(replayed.get(table)).as(table).isEqualTo(incremental.get(table));
+    }
+    assertThat(http.get("/api/stock/" + skus.get(0)).getStatusCode().value()).isEqualTo(200);
+    assertThat(http.get("/api/replays/unknown-" + run).getStatusCode().value()).isEqualTo(404);
+  }
+
+  private boolean visible(ApiClient http, String reservationId) {
+    return http.get("/api/reservations/" + reservationId).getStatusCode().value() == 200;
+  }
+
+  /** Every segment of both projections has reached the head of the event store. */
+  private boolean caughtUp(long head) {
+    List<Long> positions =
+        jdbc
+            .queryForList(
+                "select token from token_entry where processor_name in"
+                    + " ('stock-projection', 'reservation-projection')",
+                byte[].class)
+            .stream()
+            .map(token -> position(new String(token)))
+            .toList();
+    return positions.size() == 8 && positions.stream().allMatch(p -> p >= head);
+  }
+
+  /** The index of a GapAwareTrackingToken serialized as JSON. */
+  private static long position(String token) {
+    int at = token.indexOf("\"index\":");
+    if (at < 0) {
+      return -1;
+    }
+    int end = at + 8;
+    while (end < token.length()
+        && (Character.isDigit(token.charAt(end)) || token.charAt(end) == '-')) {
+      end++;
+    }
+    return Long.parseLong(token.substring(at + 8, end));
+  }
+
+  private long head() {
+    return jdbc.queryForObject("select max(global_index) from domain_event_entry", Long.class);
+  }
+
+  private Map<String, List<Map<String, Object>>> snapshot() {
+    return Map.of(
+        "stock_level",
+        jdbc.queryForList("select * from stock_level order by sku_id"),
+        "stock_ledger",
+        jdbc.queryForList("select * from stock_ledger order by sku_id, event_id"),
+        "reservation_view",
+        jdbc.queryForList("select * from reservation_view order by reservation_id"));
+  }
+
+  private void append(String aggregateId, long sequence, Object payload, Instant at) {
+    transaction.executeWithoutResult(
+        status ->
+            eventStore.publish(
+                new GenericDomainEventMessage<>(
+                    payload.getClass().getSimpleName(),
+                    aggregateId,
+                    sequence,
+                    payload,
+                    Map.of(),
+                    UUID.randomUUID().toString(),
+                    at)));
+  }
+}
