@@ -1,0 +1,267 @@
+package io.stockade.query.replay;
+
+import io.stockade.query.QuerySideApplication;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.axonframework.config.EventProcessingConfiguration;
+import org.axonframework.eventhandling.StreamingEventProcessor;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * Benchmark driver for {@code bench/replay}: the replay rate of the query side's read models, next
+ * to a raw scan of the event table, in one run on a database of its own.
+ *
+ * <ol>
+ *   <li>creates the database afresh and starts the query side on it (Flyway creates the tables),
+ *       then stops its projections;
+ *   <li>writes {@code events} events straight into the event table (registrations of {@code skus}
+ *       SKUs, then reservations, a third confirmed and a third released), as Axon stores them;
+ *   <li>scans the event table with one plain SELECT of every column, {@code scans} times: the
+ *       ceiling any reader of that table has on this machine (median reported);
+ *   <li>replays every read model through {@code Replays} and times it until DONE.
+ * </ol>
+ *
+ * Prints {@code RESULT scan <rows/s>} and {@code RESULT replay <events/s>}. Options as key=value:
+ * host (127.0.0.1), port (3306), user (root), password (empty), database (stockade_bench_replay),
+ * events (1000000), skus (100), scans (3), keep (false: drop the database at the end).
+ */
+public final class ReplayThroughput {
+
+  private ReplayThroughput() {}
+
+  public static void main(String[] args) throws Exception {
+    Map<String, String> options = new HashMap<>();
+    for (String arg : args) {
+      int eq = arg.indexOf('=');
+      options.put(arg.substring(0, eq), arg.substring(eq + 1));
+    }
+    String host = options.getOrDefault("host", "127.0.0.1");
+    String port = options.getOrDefault("port", "3306");
+    String user = options.getOrDefault("user", "root");
+    String password = options.getOrDefault("password", "");
+    String database = options.getOrDefault("database", "stockade_bench_replay");
+    int events = Integer.parseInt(options.getOrDefault("events", "1000000"));
+    int skus = Integer.parseInt(options.getOrDefault("skus", "100"));
+    int scans = Integer.parseInt(options.getOrDefault("scans", "3"));
+    boolean keep = Boolean.parseBoolean(options.getOrDefault("keep", "false"));
+    String server = "jdbc:mariadb://" + host + ":" + port + "/";
+    String options1 = "?connectionTimeZone=UTC&forceConnectionTimeZoneToSession=true";
+
+    try (Connection admin = DriverManager.getConnection(server + options1, user, password);
+        Statement statement = admin.createStatement()) {
+      statement.execute("DROP DATABASE IF EXISTS `" + database + "`");
+      statement.execute("CREATE DATABASE `" + database + "`");
+    }
+    String url = server + database + options1;
+    ConfigurableApplicationContext app =
+        new SpringApplicationBuilder(QuerySideApplication.class)
+            .run(
+                "--server.port=0",
+                "--spring.datasource.url=" + url,
+                "--spring.datasource.username=" + user,
+                "--spring.datasource.password=" + password,
+                "--logging.level.root=WARN");
+    try {
+      EventProcessingConfiguration processing = app.getBean(EventProcessingConfiguration.class);
+      for (String name : List.of("stock-projection", "reservation-projection")) {
+        processing.eventProcessor(name, StreamingEventProcessor.class).orElseThrow().shutDown();
+      }
+      long started = System.nanoTime();
+      try (Connection connection = DriverManager.getConnection(url, user, password)) {
+        write(connection, events, skus);
+      }
+      System.out.printf("wrote %d events in %.1f s%n", events, (System.nanoTime() - started) / 1e9);
+
+      List<Double> scanRates = new ArrayList<>();
+      for (int i = 0; i < scans; i++) {
+        try (Connection connection = DriverManager.getConnection(url, user, password)) {
+          double rate = scan(connection);
+          scanRates.add(rate);
+          System.out.printf("scan %d: %.0f rows/s%n", i + 1, rate);
+        }
+      }
+      scanRates.sort(Double::compare);
+      double scan = scanRates.get(scanRates.size() / 2);
+
+      Replays replays = app.getBean(Replays.class);
+      long replayStarted = System.nanoTime();
+      Replays.Replay replay = replays.start().orElseThrow();
+      Replays.Replay now = replay;
+      while (!"DONE".equals(now.status()) && !"FAILED".equals(now.status())) {
+        Thread.sleep(500);
+        now = replays.find(replay.replayId()).orElseThrow();
+        System.out.printf("replay: %d of %d (%d%%)%n", now.processed(), now.total(), now.percent());
+      }
+      double seconds = (System.nanoTime() - replayStarted) / 1e9;
+      if (!"DONE".equals(now.status())) {
+        throw new IllegalStateException("Replay failed: " + now.failure());
+      }
+      double replayRate = now.total() / seconds;
+      System.out.printf("replay: %d events in %.1f s%n", now.total(), seconds);
+      System.out.printf("RESULT scan %.0f%n", scan);
+      System.out.printf("RESULT replay %.0f%n", replayRate);
+    } finally {
+      app.close();
+      if (!keep) {
+        try (Connection admin = DriverManager.getConnection(server + options1, user, password);
+            Statement statement = admin.createStatement()) {
+          statement.execute("DROP DATABASE IF EXISTS `" + database + "`");
+        }
+      }
+    }
+  }
+
+  /** Rows as Axon's JPA storage engine writes them (Jackson payloads, ISO timestamps). */
+  private static void write(Connection connection, int events, int skus) throws SQLException {
+    connection.setAutoCommit(false);
+    String sql =
+        "insert into domain_event_entry (aggregate_identifier, sequence_number, type,"
+            + " event_identifier, meta_data, payload, payload_revision, payload_type, time_stamp)"
+            + " values (?, ?, ?, ?, ?, ?, null, ?, ?)";
+    Instant t0 = Instant.parse("2026-11-30T10:00:00Z");
+    int written = 0;
+    try (PreparedStatement insert = connection.prepareStatement(sql)) {
+      for (int s = 0; s < skus && written < events; s++, written++) {
+        String sku = "bench-sku-" + s;
+        add(
+            insert,
+            sku,
+            0,
+            "Sku",
+            "{\"skuId\":\"" + sku + "\",\"initialStock\":1000000000,\"perUserLimit\":null}",
+            "io.stockade.api.sku.SkuRegistered",
+            t0);
+      }
+      int reservation = 0;
+      while (written < events) {
+        String id = "bench-R-" + reservation;
+        String sku = "bench-sku-" + (reservation % skus);
+        Instant at = t0.plusMillis(reservation);
+        String lines = "[{\"skuId\":\"" + sku + "\",\"quantity\":1}]";
+        String user = "u-" + (reservation % 5000);
+        add(
+            insert,
+            id,
+            0,
+            "Reservation",
+            "{\"reservationId\":\""
+                + id
+                + "\",\"userId\":\""
+                + user
+                + "\",\"lines\":"
+                + lines
+                + ",\"reservedAt\":\""
+                + at
+                + "\",\"expiresAt\":\""
+                + at.plusSeconds(900)
+                + "\",\"admissionSequence\":"
+                + (reservation + 1)
+                + ",\"gateEpoch\":1}",
+            "io.stockade.api.reservation.StockReserved",
+            at);
+        written++;
+        if (written < events && reservation % 3 == 0) {
+          add(
+              insert,
+              id,
+              1,
+              "Reservation",
+              "{\"reservationId\":\""
+                  + id
+                  + "\",\"userId\":\""
+                  + user
+                  + "\",\"lines\":"
+                  + lines
+                  + ",\"confirmedAt\":\""
+                  + at.plusMillis(1)
+                  + "\"}",
+              "io.stockade.api.reservation.StockConfirmed",
+              at.plusMillis(1));
+          written++;
+        } else if (written < events && reservation % 3 == 1) {
+          add(
+              insert,
+              id,
+              1,
+              "Reservation",
+              "{\"reservationId\":\""
+                  + id
+                  + "\",\"userId\":\""
+                  + user
+                  + "\",\"lines\":"
+                  + lines
+                  + ",\"reason\":\"CANCELLED\",\"releasedAt\":\""
+                  + at.plusMillis(1)
+                  + "\"}",
+              "io.stockade.api.reservation.StockReleased",
+              at.plusMillis(1));
+          written++;
+        }
+        reservation++;
+        if (written % 5000 < 2) {
+          insert.executeBatch();
+          connection.commit();
+        }
+      }
+      insert.executeBatch();
+      connection.commit();
+    }
+  }
+
+  private static void add(
+      PreparedStatement insert,
+      String aggregate,
+      long sequence,
+      String type,
+      String payload,
+      String payloadType,
+      Instant at)
+      throws SQLException {
+    insert.setString(1, aggregate);
+    insert.setLong(2, sequence);
+    insert.setString(3, type);
+    insert.setString(4, UUID.randomUUID().toString());
+    insert.setBytes(5, "{}".getBytes(StandardCharsets.UTF_8));
+    insert.setBytes(6, payload.getBytes(StandardCharsets.UTF_8));
+    insert.setString(7, payloadType);
+    insert.setString(8, at.toString());
+    insert.addBatch();
+  }
+
+  /** Reads every column of every row, in global-index order; rows per second. */
+  private static double scan(Connection connection) throws SQLException {
+    long started = System.nanoTime();
+    long rows = 0;
+    long bytes = 0;
+    try (Statement statement =
+        connection.createStatement(ResultSet.TYPE_FORWARD_ONLY, ResultSet.CONCUR_READ_ONLY)) {
+      statement.setFetchSize(1000);
+      try (ResultSet rs =
+          statement.executeQuery(
+              "select global_index, aggregate_identifier, sequence_number, type,"
+                  + " event_identifier, meta_data, payload, payload_revision, payload_type,"
+                  + " time_stamp from domain_event_entry order by global_index")) {
+        while (rs.next()) {
+          rows++;
+          bytes += rs.getBytes(7).length + rs.getString(10).length();
+        }
+      }
+    }
+    if (bytes == 0) {
+      throw new IllegalStateException("Scanned nothing");
+    }
+    return rows / ((System.nanoTime() - started) / 1e9);
+  }
+}
