@@ -1,0 +1,433 @@
+package io.stockade.query.reconciliation;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.stockade.api.reservation.StockConfirmed;
+import io.stockade.api.reservation.StockReleased;
+import io.stockade.api.reservation.StockReserved;
+import io.stockade.query.reconciliation.ReconciliationReport.Difference;
+import io.stockade.query.reconciliation.ReconciliationReport.InFlight;
+import io.stockade.query.reconciliation.ReconciliationReport.ReservationMismatch;
+import io.stockade.query.reconciliation.ReconciliationReport.Sku;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
+import org.springframework.stereotype.Component;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * One reconciliation check: the gate's counters (Redis) against the numbers folded from the event
+ * store and against the read model, per SKU, and the gate's intents against the reservation view.
+ *
+ * <p>Rule. Equal numbers are CONSISTENT. A difference between gate and events is first reduced by
+ * the work in progress the gate itself lists, when younger than the in-flight bound: a pending
+ * admission whose {@code StockReserved} is not among the events folded (the gate counts it, the
+ * record not yet), and a RESERVED intent whose confirmation or release is among them (the gate's
+ * update still to come). What that explains entirely is IN_FLIGHT. What remains, and any difference
+ * between read model and events, is IN_FLIGHT while the same difference has been seen for no longer
+ * than the bound, and DRIFT after. A reservation mismatch is classified the same way. The first
+ * sighting of each difference is remembered in memory, so a restart starts the clock again.
+ */
+@Component
+class Reconciliation {
+
+  /** At most this many reservation mismatches are listed (DRIFT first); the summary counts all. */
+  static final int MISMATCHES_LISTED = 1000;
+
+  private static final int BATCH = 500;
+  private static final JsonMapper JSON = JsonMapper.builder().build();
+
+  private final GateReader gateReader;
+  private final EventStoreFold fold;
+  private final JdbcTemplate jdbc;
+  private final NamedParameterJdbcTemplate named;
+  private final Duration bound;
+  private final Clock clock;
+
+  /** Per SKU, and per reservation: the difference seen last and since when it is the same. */
+  private final Map<String, Seen> skusSeen = new HashMap<>();
+
+  private final Map<String, Seen> reservationsSeen = new HashMap<>();
+
+  private final Map<String, AtomicInteger> gauges = new HashMap<>();
+  private final Counter drifts;
+
+  private record Seen(Object difference, Instant since, boolean drift) {}
+
+  /** What the event store holds of one reservation, by global index. */
+  private record Recorded(
+      Long reserved, Long confirmed, Instant confirmedAt, Long released, Instant releasedAt) {}
+
+  Reconciliation(
+      GateReader gateReader,
+      EventStoreFold fold,
+      JdbcTemplate jdbc,
+      MeterRegistry meters,
+      @Value("${stockade.reconciliation.in-flight-bound:30s}") Duration bound) {
+    this.gateReader = gateReader;
+    this.fold = fold;
+    this.jdbc = jdbc;
+    this.named = new NamedParameterJdbcTemplate(jdbc);
+    this.bound = bound;
+    this.clock = Clock.systemUTC();
+    for (String status :
+        List.of(
+            ReconciliationReport.CONSISTENT,
+            ReconciliationReport.IN_FLIGHT,
+            ReconciliationReport.DRIFT)) {
+      AtomicInteger value = new AtomicInteger();
+      gauges.put(status, value);
+      Gauge.builder("stockade.reconciliation.skus", value, AtomicInteger::get)
+          .tag("status", status)
+          .description("SKUs per status at the last reconciliation check")
+          .register(meters);
+    }
+    drifts =
+        Counter.builder("stockade.reconciliation.drifts")
+            .description("SKUs found in DRIFT (counted once per drift, when it is first judged)")
+            .register(meters);
+  }
+
+  Duration bound() {
+    return bound;
+  }
+
+  /** Runs a check now. One at a time: the differences remembered belong to one sequence. */
+  synchronized ReconciliationReport check() {
+    Instant now = clock.instant();
+    // Redis first, then the events: every gate update follows its event, so an event the gate
+    // reflects has been stored before the gate was read, and is folded.
+    GateReader.Snapshot gate = null;
+    String gateError = null;
+    try {
+      gate = gateReader.read();
+    } catch (RuntimeException unavailable) {
+      gateError = unavailable.getClass().getSimpleName() + ": " + unavailable.getMessage();
+    }
+    EventStoreFold.Snapshot events = fold.catchUp();
+    Map<String, Numbers> readModel = readModel();
+
+    Map<String, Numbers> explained = new HashMap<>();
+    Map<String, int[]> work = new HashMap<>();
+    if (gate != null) {
+      explain(gate, events, now, explained, work);
+    }
+
+    Set<String> skuIds = new TreeSet<>(events.skus().keySet());
+    skuIds.addAll(readModel.keySet());
+    if (gate != null) {
+      skuIds.addAll(gate.skus().keySet());
+    }
+    List<Sku> skus = new ArrayList<>();
+    Map<String, Integer> counts = new HashMap<>();
+    for (String skuId : skuIds) {
+      Sku sku = sku(skuId, gate, events, readModel, explained, work, now);
+      skus.add(sku);
+      counts.merge(sku.status(), 1, Integer::sum);
+    }
+    skusSeen.keySet().retainAll(skuIds);
+    gauges.forEach((status, value) -> value.set(counts.getOrDefault(status, 0)));
+
+    List<ReservationMismatch> mismatches =
+        gate == null ? List.of() : reservationMismatches(gate, now);
+    List<ReservationMismatch> listed =
+        mismatches.size() > MISMATCHES_LISTED
+            ? mismatches.subList(0, MISMATCHES_LISTED)
+            : mismatches;
+
+    ReconciliationReport.Gate gateInfo =
+        gate == null
+            ? new ReconciliationReport.Gate("UNAVAILABLE", null, null, null, gateError)
+            : new ReconciliationReport.Gate(
+                "AVAILABLE", gate.marker(), gate.pendingAdmissions(), gate.intents().size(), null);
+    return new ReconciliationReport(
+        now,
+        gateInfo,
+        new ReconciliationReport.Events(events.head()),
+        skus,
+        List.copyOf(listed),
+        new ReconciliationReport.Summary(
+            skus.size(),
+            counts.getOrDefault(ReconciliationReport.CONSISTENT, 0),
+            counts.getOrDefault(ReconciliationReport.IN_FLIGHT, 0),
+            counts.getOrDefault(ReconciliationReport.DRIFT, 0),
+            mismatches.size(),
+            listed.size()));
+  }
+
+  private Sku sku(
+      String skuId,
+      GateReader.Snapshot gate,
+      EventStoreFold.Snapshot events,
+      Map<String, Numbers> readModel,
+      Map<String, Numbers> explained,
+      Map<String, int[]> work,
+      Instant now) {
+    Numbers fromEvents = events.skus().getOrDefault(skuId, Numbers.ZERO);
+    Numbers fromReadModel = readModel.getOrDefault(skuId, Numbers.ZERO);
+    Numbers readDifference = fromReadModel.minus(fromEvents);
+    Numbers fromGate = null;
+    Numbers gateDifference = null;
+    Numbers unexplained = null;
+    InFlight inFlight = null;
+    if (gate != null) {
+      fromGate = gate.skus().getOrDefault(skuId, Numbers.ZERO);
+      gateDifference = fromGate.minus(fromEvents);
+      Numbers explainedHere = explained.getOrDefault(skuId, Numbers.ZERO);
+      int[] counts = work.getOrDefault(skuId, new int[2]);
+      inFlight = new InFlight(counts[0], counts[1], explainedHere);
+      unexplained = gateDifference.minus(explainedHere);
+    }
+    String status;
+    Instant since = null;
+    boolean gateEqual = gateDifference == null || gateDifference.isZero();
+    boolean unexplainedZero = unexplained == null || unexplained.isZero();
+    if (gateEqual && readDifference.isZero()) {
+      status = ReconciliationReport.CONSISTENT;
+      skusSeen.remove(skuId);
+    } else if (unexplainedZero && readDifference.isZero()) {
+      status = ReconciliationReport.IN_FLIGHT;
+      skusSeen.remove(skuId);
+    } else {
+      Seen seen =
+          judge(skusSeen, skuId, List.of(Objects.toString(unexplained), readDifference), now);
+      status = seen.drift() ? ReconciliationReport.DRIFT : ReconciliationReport.IN_FLIGHT;
+      since = seen.since();
+    }
+    return new Sku(
+        skuId,
+        fromGate,
+        fromEvents,
+        readModel.get(skuId),
+        new Difference(gateDifference, readDifference, inFlight, unexplained),
+        status,
+        since);
+  }
+
+  /**
+   * Remembers the difference of {@code id}: since when it is the same, and whether it has outlived
+   * the bound (counted as a drift detection the first time).
+   */
+  private Seen judge(Map<String, Seen> memory, String id, Object difference, Instant now) {
+    Seen before = memory.get(id);
+    Seen seen =
+        before != null && before.difference().equals(difference)
+            ? before
+            : new Seen(difference, now, false);
+    if (!seen.drift() && Duration.between(seen.since(), now).compareTo(bound) > 0) {
+      seen = new Seen(difference, seen.since(), true);
+      if (memory == skusSeen) {
+        drifts.increment();
+      }
+    }
+    memory.put(id, seen);
+    return seen;
+  }
+
+  /** The part of each SKU's gate-minus-events difference that work in progress explains. */
+  private void explain(
+      GateReader.Snapshot gate,
+      EventStoreFold.Snapshot events,
+      Instant now,
+      Map<String, Numbers> explained,
+      Map<String, int[]> work) {
+    List<GateReader.Intent> reserved =
+        gate.intents().stream().filter(intent -> "RESERVED".equals(intent.state())).toList();
+    Map<String, Recorded> recorded =
+        recorded(reserved.stream().map(GateReader.Intent::reservationId).toList());
+    Instant youngest = now.minus(bound);
+    for (GateReader.Intent intent : reserved) {
+      Recorded record =
+          recorded.getOrDefault(intent.reservationId(), new Recorded(null, null, null, null, null));
+      boolean reservedFolded = record.reserved() != null && events.covers(record.reserved());
+      if (intent.pendingSince() != null
+          && !reservedFolded
+          && Instant.ofEpochMilli(intent.pendingSince()).isAfter(youngest)) {
+        // Admitted: the gate took the units; the record has not (yet).
+        intent
+            .lines()
+            .forEach(
+                (sku, quantity) -> {
+                  explained.merge(sku, new Numbers(0, -quantity, quantity, 0), Numbers::plus);
+                  work.computeIfAbsent(sku, s -> new int[2])[0]++;
+                });
+      }
+      if (record.confirmed() != null
+          && events.covers(record.confirmed())
+          && record.confirmedAt().isAfter(youngest)) {
+        // Confirmed in the record; the gate still holds the units as reserved.
+        intent
+            .lines()
+            .forEach(
+                (sku, quantity) -> {
+                  explained.merge(sku, new Numbers(0, 0, quantity, -quantity), Numbers::plus);
+                  work.computeIfAbsent(sku, s -> new int[2])[1]++;
+                });
+      } else if (record.released() != null
+          && events.covers(record.released())
+          && record.releasedAt().isAfter(youngest)) {
+        // Released in the record; the gate still holds the units as reserved.
+        intent
+            .lines()
+            .forEach(
+                (sku, quantity) -> {
+                  explained.merge(sku, new Numbers(0, -quantity, quantity, 0), Numbers::plus);
+                  work.computeIfAbsent(sku, s -> new int[2])[1]++;
+                });
+      }
+    }
+  }
+
+  /** The stock events of these reservations in the event store, by global index. */
+  private Map<String, Recorded> recorded(List<String> reservationIds) {
+    Map<String, Recorded> recorded = new HashMap<>();
+    for (int from = 0; from < reservationIds.size(); from += BATCH) {
+      List<String> batch =
+          reservationIds.subList(from, Math.min(reservationIds.size(), from + BATCH));
+      named.query(
+          "select aggregate_identifier, global_index, payload_type, time_stamp"
+              + " from domain_event_entry where aggregate_identifier in (:ids)"
+              + " and payload_type in (:types)",
+          Map.of(
+              "ids",
+              batch,
+              "types",
+              List.of(
+                  StockReserved.class.getName(),
+                  StockConfirmed.class.getName(),
+                  StockReleased.class.getName())),
+          rs -> {
+            String id = rs.getString(1);
+            long index = rs.getLong(2);
+            String type = rs.getString(3);
+            Instant at = Instant.parse(rs.getString(4));
+            Recorded before = recorded.getOrDefault(id, new Recorded(null, null, null, null, null));
+            Recorded after;
+            if (StockReserved.class.getName().equals(type)) {
+              after =
+                  new Recorded(
+                      index,
+                      before.confirmed(),
+                      before.confirmedAt(),
+                      before.released(),
+                      before.releasedAt());
+            } else if (StockConfirmed.class.getName().equals(type)) {
+              after =
+                  new Recorded(
+                      before.reserved(), index, at, before.released(), before.releasedAt());
+            } else {
+              after =
+                  new Recorded(
+                      before.reserved(), before.confirmed(), before.confirmedAt(), index, at);
+            }
+            recorded.put(id, after);
+          });
+    }
+    return recorded;
+  }
+
+  private Map<String, Numbers> readModel() {
+    Map<String, Numbers> skus = new HashMap<>();
+    jdbc.query(
+        "select sku_id, total, reserved, sold from stock_level",
+        rs -> {
+          skus.put(rs.getString(1), Numbers.of(rs.getLong(2), rs.getLong(3), rs.getLong(4)));
+        });
+    return skus;
+  }
+
+  /**
+   * Intents against the reservation view: every intent whose reservation's row says otherwise (or
+   * is missing), and every RESERVED row without an intent.
+   */
+  private List<ReservationMismatch> reservationMismatches(GateReader.Snapshot gate, Instant now) {
+    Map<String, GateReader.Intent> intents = new HashMap<>();
+    gate.intents().forEach(intent -> intents.put(intent.reservationId(), intent));
+    Map<String, String> rows = new HashMap<>();
+    List<String> ids = new ArrayList<>(intents.keySet());
+    for (int from = 0; from < ids.size(); from += BATCH) {
+      named.query(
+          "select reservation_id, status from reservation_view where reservation_id in (:ids)",
+          Map.of("ids", ids.subList(from, Math.min(ids.size(), from + BATCH))),
+          rs -> {
+            rows.put(rs.getString(1), rs.getString(2));
+          });
+    }
+    List<ReservationMismatch> mismatches = new ArrayList<>();
+    Set<String> mismatched = new HashSet<>();
+    for (GateReader.Intent intent : intents.values()) {
+      String row = rows.get(intent.reservationId());
+      if (!agree(intent.state(), row)) {
+        mismatches.add(
+            mismatch(
+                intent.reservationId(),
+                intent.state(),
+                row,
+                List.copyOf(intent.lines().keySet()),
+                now));
+        mismatched.add(intent.reservationId());
+      }
+    }
+    jdbc.query(
+        "select reservation_id, lines_json from reservation_view where status = 'RESERVED'",
+        rs -> {
+          String id = rs.getString(1);
+          if (!intents.containsKey(id)) {
+            mismatches.add(mismatch(id, null, "RESERVED", skuIds(rs.getString(2)), now));
+            mismatched.add(id);
+          }
+        });
+    reservationsSeen.keySet().retainAll(mismatched);
+    mismatches.sort(
+        Comparator.comparing(
+                (ReservationMismatch m) -> !ReconciliationReport.DRIFT.equals(m.status()))
+            .thenComparing(ReservationMismatch::reservationId));
+    return mismatches;
+  }
+
+  private ReservationMismatch mismatch(
+      String reservationId, String intent, String row, List<String> skuIds, Instant now) {
+    Seen seen = judge(reservationsSeen, reservationId, intent + "/" + row, now);
+    return new ReservationMismatch(
+        reservationId,
+        intent,
+        row,
+        skuIds,
+        seen.drift() ? ReconciliationReport.DRIFT : ReconciliationReport.IN_FLIGHT,
+        seen.since());
+  }
+
+  /** Whether an intent's state and a row's status say the same (RELEASED covers ABANDONED). */
+  private static boolean agree(String intent, String row) {
+    if (row == null) {
+      return false;
+    }
+    if ("RELEASED".equals(intent)) {
+      return "RELEASED".equals(row) || "ABANDONED".equals(row);
+    }
+    return intent.equals(row);
+  }
+
+  private static List<String> skuIds(String linesJson) {
+    List<String> skuIds = new ArrayList<>();
+    for (JsonNode line : JSON.readTree(linesJson)) {
+      skuIds.add(line.get("skuId").asString());
+    }
+    return skuIds;
+  }
+}

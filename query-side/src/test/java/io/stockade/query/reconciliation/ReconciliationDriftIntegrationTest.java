@@ -1,0 +1,130 @@
+package io.stockade.query.reconciliation;
+
+import static io.stockade.query.reconciliation.ReconciliationIntegrationTest.mismatch;
+import static io.stockade.query.reconciliation.ReconciliationIntegrationTest.numbers;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.stockade.api.sku.SkuRegistered;
+import io.stockade.platform.testing.ApiClient;
+import java.time.Duration;
+import org.axonframework.eventsourcing.eventstore.EventStore;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.transaction.support.TransactionTemplate;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * A difference that outlives the in-flight bound (1 s here) is DRIFT: in the report, the metrics
+ * and the scheduled check's log. The schedule is off so that the first sighting of a difference is
+ * the test's own check; the scheduled run is invoked directly.
+ */
+@SpringBootTest(
+    webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+    properties = {
+      "stockade.reconciliation.in-flight-bound=1s",
+      "stockade.reconciliation.interval=0s"
+    })
+@ExtendWith(OutputCaptureExtension.class)
+class ReconciliationDriftIntegrationTest {
+
+  @LocalServerPort private int port;
+  @Autowired private EventStore eventStore;
+  @Autowired private TransactionTemplate transaction;
+  @Autowired private StringRedisTemplate redis;
+  @Autowired private ReconciliationSchedule schedule;
+  @Autowired private MeterRegistry meters;
+
+  private ApiClient http;
+  private GateFixture gate;
+
+  @BeforeEach
+  void setUp() {
+    http = new ApiClient(port);
+    gate = new GateFixture(eventStore, transaction, redis);
+  }
+
+  @AfterEach
+  void cleanUp() {
+    gate.clean();
+  }
+
+  @Test
+  void aDriftInjectedIntoRedisIsInFlightThenDriftThenConsistentOnceFixed(CapturedOutput output) {
+    String sku = GateFixture.unique("rc-drift");
+    gate.append(sku, 0, new SkuRegistered(sku, 10, null));
+    gate.counters(sku, 10, 0, 0);
+    awaitStatus(sku, "CONSISTENT");
+    double driftsBefore = meters.get("stockade.reconciliation.drifts").counter().count();
+
+    gate.increment(sku, "available", 3);
+
+    JsonNode first = line(sku);
+    assertThat(first.get("status").asString()).isEqualTo("IN_FLIGHT");
+    assertThat(numbers(first.get("gate"))).containsExactly(13L, 13L, 0L, 0L);
+    assertThat(numbers(first.get("difference").get("unexplained"))).containsExactly(3L, 3L, 0L, 0L);
+
+    JsonNode drift = awaitStatus(sku, "DRIFT").get("skus").get(0);
+    assertThat(drift.get("since").asString()).isEqualTo(first.get("since").asString());
+    assertThat(numbers(drift.get("difference").get("gate"))).containsExactly(3L, 3L, 0L, 0L);
+    assertThat(meters.get("stockade.reconciliation.drifts").counter().count())
+        .isGreaterThan(driftsBefore);
+    assertThat(meters.get("stockade.reconciliation.skus").tag("status", "DRIFT").gauge().value())
+        .isGreaterThanOrEqualTo(1);
+
+    schedule.run();
+    assertThat(output.getOut() + output.getErr()).containsPattern("WARN.*SKU " + sku + " in DRIFT");
+
+    gate.increment(sku, "available", -3);
+    assertThat(line(sku).get("status").asString()).isEqualTo("CONSISTENT");
+  }
+
+  @Test
+  void aReservationMismatchThatLastsIsDrift() {
+    String sku = GateFixture.unique("rc-rdrift");
+    String reservation = GateFixture.unique("rc-D");
+    gate.append(sku, 0, new SkuRegistered(sku, 10, null));
+    gate.append(reservation, 0, gate.reserved(reservation, sku, 2));
+    gate.counters(sku, 8, 0, 2);
+    gate.intent(reservation, "CONFIRMED", sku, 2);
+
+    JsonNode report =
+        await()
+            .atMost(Duration.ofSeconds(60))
+            .until(
+                () -> http.get("/api/reconciliation/skus/" + sku).getBody(),
+                answer -> {
+                  JsonNode mismatch = answer.has("skus") ? mismatch(answer, reservation) : null;
+                  return mismatch != null
+                      && "RESERVED".equals(mismatch.get("readModel").asString(null))
+                      && mismatch.get("status").asString().equals("DRIFT");
+                });
+
+    assertThat(mismatch(report, reservation).get("intent").asString()).isEqualTo("CONFIRMED");
+    assertThat(report.get("skus").get(0).get("status").asString()).isEqualTo("DRIFT");
+  }
+
+  private JsonNode line(String sku) {
+    return http.get("/api/reconciliation/skus/" + sku).getBody().get("skus").get(0);
+  }
+
+  private JsonNode awaitStatus(String sku, String status) {
+    return await()
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(200))
+        .until(
+            () -> http.get("/api/reconciliation/skus/" + sku).getBody(),
+            report ->
+                report.has("skus")
+                    && report.get("skus").get(0).get("status").asString().equals(status));
+  }
+}

@@ -1,0 +1,258 @@
+package io.stockade.query.reconciliation;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.stockade.api.reservation.StockReserved;
+import io.stockade.api.sku.SkuRegistered;
+import io.stockade.platform.testing.ApiClient;
+import java.time.Duration;
+import org.axonframework.eventsourcing.eventstore.EventStore;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.http.ResponseEntity;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.support.TransactionTemplate;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * The reconciliation against the real event store, read model and Redis, with a long in-flight
+ * bound: what work in flight explains is IN_FLIGHT, and nothing here turns into DRIFT by waiting.
+ * (The schedule is off: every check is one this test asks for.)
+ */
+@SpringBootTest(
+    webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+    properties = {
+      "stockade.reconciliation.in-flight-bound=10m",
+      "stockade.reconciliation.interval=0s"
+    })
+class ReconciliationIntegrationTest {
+
+  @LocalServerPort private int port;
+  @Autowired private EventStore eventStore;
+  @Autowired private TransactionTemplate transaction;
+  @Autowired private StringRedisTemplate redis;
+  @Autowired private EventStoreFold fold;
+  @Autowired private JdbcTemplate jdbc;
+
+  private ApiClient http;
+  private GateFixture gate;
+
+  @BeforeEach
+  void setUp() {
+    http = new ApiClient(port);
+    gate = new GateFixture(eventStore, transaction, redis);
+  }
+
+  @AfterEach
+  void cleanUp() {
+    gate.clean();
+  }
+
+  @Test
+  void gateEventsAndReadModelThatAgreeAreConsistent() {
+    String sku = GateFixture.unique("rc-ok");
+    String reservation = GateFixture.unique("rc-O");
+    gate.append(sku, 0, new SkuRegistered(sku, 10, null));
+    gate.append(reservation, 0, gate.reserved(reservation, sku, 2));
+    gate.counters(sku, 8, 2, 0);
+    gate.intent(reservation, "RESERVED", sku, 2);
+
+    // Both projections caught up: the SKU agrees, and so does the reservation.
+    JsonNode report =
+        await()
+            .atMost(Duration.ofSeconds(60))
+            .until(
+                () -> sku(sku).getBody(),
+                answer ->
+                    answer.has("skus")
+                        && answer.get("skus").get(0).get("status").asString().equals("CONSISTENT")
+                        && mismatch(answer, reservation) == null);
+
+    JsonNode line = report.get("skus").get(0);
+    assertThat(numbers(line.get("gate"))).containsExactly(10L, 8L, 2L, 0L);
+    assertThat(numbers(line.get("events"))).containsExactly(10L, 8L, 2L, 0L);
+    assertThat(numbers(line.get("readModel"))).containsExactly(10L, 8L, 2L, 0L);
+    assertThat(numbers(line.get("difference").get("gate"))).containsExactly(0L, 0L, 0L, 0L);
+    assertThat(report.get("gate").get("status").asString()).isEqualTo("AVAILABLE");
+
+    // The whole report lists the SKU too.
+    JsonNode all = http.get("/api/reconciliation").getBody();
+    assertThat(all.get("generatedAt").isString()).isTrue();
+    assertThat(all.get("summary").get("skus").asInt()).isGreaterThanOrEqualTo(1);
+    assertThat(all.get("skus").findValuesAsString("skuId")).contains(sku);
+  }
+
+  @Test
+  void anAdmissionNotYetRecordedIsInFlightThenConsistentOnceItsEventIsStored() {
+    String sku = GateFixture.unique("rc-fly");
+    String reservation = GateFixture.unique("rc-P");
+    gate.append(sku, 0, new SkuRegistered(sku, 10, null));
+    gate.counters(sku, 10, 0, 0);
+    awaitStatus(sku, "CONSISTENT");
+
+    // Admitted by the gate; its StockReserved is not stored yet.
+    gate.admit(reservation, sku, 3);
+    JsonNode line = sku(sku).getBody().get("skus").get(0);
+    assertThat(line.get("status").asString()).isEqualTo("IN_FLIGHT");
+    assertThat(numbers(line.get("gate"))).containsExactly(10L, 7L, 3L, 0L);
+    assertThat(numbers(line.get("events"))).containsExactly(10L, 10L, 0L, 0L);
+    JsonNode difference = line.get("difference");
+    assertThat(numbers(difference.get("gate"))).containsExactly(0L, -3L, 3L, 0L);
+    assertThat(difference.get("inFlight").get("pendingAdmissions").asInt()).isEqualTo(1);
+    assertThat(numbers(difference.get("unexplained"))).containsExactly(0L, 0L, 0L, 0L);
+
+    // Recorded, then taken off the pending list, as the command side does.
+    StockReserved event = gate.reserved(reservation, sku, 3);
+    gate.append(reservation, 0, event);
+    gate.recorded(reservation);
+
+    JsonNode report = awaitStatus(sku, "CONSISTENT");
+    assertThat(numbers(report.get("skus").get(0).get("events"))).containsExactly(10L, 7L, 3L, 0L);
+  }
+
+  @Test
+  void aDifferenceNoWorkExplainsIsNotConsistent() {
+    String sku = GateFixture.unique("rc-off");
+    gate.append(sku, 0, new SkuRegistered(sku, 10, null));
+    gate.counters(sku, 10, 0, 0);
+    awaitStatus(sku, "CONSISTENT");
+
+    gate.increment(sku, "available", 3);
+
+    JsonNode line = sku(sku).getBody().get("skus").get(0);
+    // Within the (long) bound: in flight, but unexplained.
+    assertThat(line.get("status").asString()).isEqualTo("IN_FLIGHT");
+    assertThat(numbers(line.get("difference").get("unexplained"))).containsExactly(3L, 3L, 0L, 0L);
+    assertThat(line.get("since").isString()).isTrue();
+  }
+
+  @Test
+  void anIntentConfirmedWhileTheReadModelSaysReservedIsAMismatch() {
+    String sku = GateFixture.unique("rc-mis");
+    String reservation = GateFixture.unique("rc-M");
+    gate.append(sku, 0, new SkuRegistered(sku, 10, null));
+    gate.append(reservation, 0, gate.reserved(reservation, sku, 2));
+    // The gate has the reservation confirmed; the record (and so the read model) does not.
+    gate.counters(sku, 8, 0, 2);
+    gate.intent(reservation, "CONFIRMED", sku, 2);
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(
+            () ->
+                "RESERVED"
+                    .equals(
+                        jdbc
+                            .queryForList(
+                                "select status from reservation_view where reservation_id = ?",
+                                String.class,
+                                reservation)
+                            .stream()
+                            .findFirst()
+                            .orElse(null)));
+
+    JsonNode report = sku(sku).getBody();
+
+    JsonNode mismatch = mismatch(report, reservation);
+    assertThat(mismatch).isNotNull();
+    assertThat(mismatch.get("intent").asString()).isEqualTo("CONFIRMED");
+    assertThat(mismatch.get("readModel").asString()).isEqualTo("RESERVED");
+    assertThat(mismatch.get("skuIds").get(0).asString()).isEqualTo(sku);
+    assertThat(mismatch.get("status").asString()).isEqualTo("IN_FLIGHT");
+    assertThat(report.get("skus").get(0).get("status").asString()).isNotEqualTo("CONSISTENT");
+    // The whole report lists it as well.
+    assertThat(mismatch(http.get("/api/reconciliation").getBody(), reservation)).isNotNull();
+  }
+
+  @Test
+  void withRedisUnreachableTheReportStillAnswersWithoutTheGate() {
+    String sku = GateFixture.unique("rc-nogate");
+    gate.append(sku, 0, new SkuRegistered(sku, 10, null));
+    LettuceConnectionFactory nowhere =
+        new LettuceConnectionFactory(
+            new RedisStandaloneConfiguration("127.0.0.1", 1),
+            LettuceClientConfiguration.builder().commandTimeout(Duration.ofMillis(500)).build());
+    nowhere.afterPropertiesSet();
+    try {
+      Reconciliation withoutGate =
+          new Reconciliation(
+              new GateReader(new StringRedisTemplate(nowhere)),
+              fold,
+              jdbc,
+              new SimpleMeterRegistry(),
+              Duration.ofMinutes(10));
+
+      ReconciliationReport report =
+          await()
+              .atMost(Duration.ofSeconds(60))
+              .until(
+                  withoutGate::check,
+                  answer ->
+                      answer.skus().stream()
+                          .anyMatch(
+                              line ->
+                                  line.skuId().equals(sku) && line.status().equals("CONSISTENT")));
+
+      assertThat(report.gate().status()).isEqualTo("UNAVAILABLE");
+      assertThat(report.gate().error()).isNotBlank();
+      ReconciliationReport.Sku line =
+          report.skus().stream().filter(s -> s.skuId().equals(sku)).findFirst().orElseThrow();
+      assertThat(line.gate()).isNull();
+      assertThat(line.events()).isEqualTo(new Numbers(10, 10, 0, 0));
+      assertThat(line.readModel()).isEqualTo(new Numbers(10, 10, 0, 0));
+    } finally {
+      nowhere.destroy();
+    }
+  }
+
+  @Test
+  void anUnknownSkuIsAProblemAndAMalformedOneIsRejected() {
+    ResponseEntity<JsonNode> unknown = sku(GateFixture.unique("rc-absent"));
+    assertThat(unknown.getStatusCode().value()).isEqualTo(404);
+    assertThat(unknown.getBody().get("type").asString()).endsWith("/unknown-sku");
+
+    ResponseEntity<JsonNode> malformed = sku("a%7Bb%7D");
+    assertThat(malformed.getStatusCode().value()).isEqualTo(400);
+    assertThat(malformed.getBody().get("type").asString()).endsWith("/invalid-request");
+  }
+
+  private JsonNode awaitStatus(String sku, String status) {
+    return await()
+        .atMost(Duration.ofSeconds(60))
+        .until(
+            () -> sku(sku).getBody(),
+            report ->
+                report.has("skus")
+                    && report.get("skus").get(0).get("status").asString().equals(status));
+  }
+
+  private ResponseEntity<JsonNode> sku(String sku) {
+    return http.get("/api/reconciliation/skus/" + sku);
+  }
+
+  static JsonNode mismatch(JsonNode report, String reservation) {
+    for (JsonNode mismatch : report.get("reservationMismatches")) {
+      if (mismatch.get("reservationId").asString().equals(reservation)) {
+        return mismatch;
+      }
+    }
+    return null;
+  }
+
+  static java.util.List<Long> numbers(JsonNode numbers) {
+    return java.util.List.of(
+        numbers.get("total").asLong(),
+        numbers.get("available").asLong(),
+        numbers.get("reserved").asLong(),
+        numbers.get("sold").asLong());
+  }
+}
