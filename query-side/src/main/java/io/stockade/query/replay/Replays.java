@@ -113,22 +113,31 @@ public class Replays implements DisposableBean {
   Optional<Replay> find(String replayId) {
     Run run = running.get();
     if (run != null && run.id().equals(replayId)) {
-      return Optional.of(progress(run));
+      return Optional.of(observe(run));
     }
     Replay done = last;
     return done != null && done.replayId().equals(replayId) ? Optional.of(done) : Optional.empty();
   }
 
+  /** The replay's progress now; once DONE, the read models are served again. */
+  private synchronized Replay observe(Run run) {
+    if (running.get() != run) {
+      return last;
+    }
+    Replay now = progress(run);
+    last = now;
+    if (now.status().equals("DONE")) {
+      running.compareAndSet(run, null);
+      log.info("Replay {} done: {} of {}", run.id(), now.processed(), now.total());
+    }
+    return now;
+  }
+
   private void watch(Run run) {
     try {
-      Replay now = progress(run);
-      if (now.status().equals("DONE")) {
-        last = now;
-        running.compareAndSet(run, null);
-        log.info("Replay {} done: {} of {}", run.id(), now.processed(), now.total());
+      if (observe(run).status().equals("DONE")) {
         return;
       }
-      last = now;
     } catch (RuntimeException e) {
       log.warn("Replay {}: progress unknown for now", run.id(), e);
     }

@@ -9,6 +9,10 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import org.axonframework.messaging.unitofwork.CurrentUnitOfWork;
+import org.axonframework.messaging.unitofwork.UnitOfWork;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
@@ -30,6 +34,8 @@ class StockLevels {
       long reserved,
       long sold) {}
 
+  private static final String PENDING = StockLevels.class.getName() + ".pending";
+
   private static final String COLUMNS = "sku_id, total, reserved, sold, per_user_limit, updated_at";
 
   private final JdbcTemplate jdbc;
@@ -40,25 +46,21 @@ class StockLevels {
     this.named = new NamedParameterJdbcTemplate(jdbc);
   }
 
-  /** Records a change in the ledger and adds it to the SKU's row, unless it was applied before. */
+  /**
+   * Records a change in the ledger and adds it to the SKU's row, unless it was applied before.
+   * Inside a unit of work (the projection's batch), the rows' changes are summed per SKU and
+   * written once, just before the batch commits, in SKU order: one update per SKU and batch, and
+   * segments that lock the same rows lock them in the same order (no deadlocks).
+   */
   void apply(Change change) {
     if (!ledger(change)) {
       return;
     }
-    jdbc.update(
-        "insert into stock_level (sku_id, total, reserved, sold, updated_at)"
-            + " values (?, ?, ?, ?, ?)"
-            + " on duplicate key update total = total + ?, reserved = reserved + ?,"
-            + " sold = sold + ?, updated_at = greatest(updated_at, ?)",
-        change.skuId(),
-        change.total(),
-        change.reserved(),
-        change.sold(),
-        Timestamp.from(change.occurredAt()),
-        change.total(),
-        change.reserved(),
-        change.sold(),
-        Timestamp.from(change.occurredAt()));
+    if (CurrentUnitOfWork.isStarted()) {
+      pending().merge(change.skuId(), Pending.of(change, null, false), Pending::plus);
+      return;
+    }
+    add(change.skuId(), Pending.of(change, null, false));
   }
 
   /** Applies a registration: its initial stock, and the SKU becomes known. */
@@ -66,22 +68,98 @@ class StockLevels {
     if (!ledger(change)) {
       return;
     }
-    Timestamp at = Timestamp.from(change.occurredAt());
+    if (CurrentUnitOfWork.isStarted()) {
+      pending().merge(change.skuId(), Pending.of(change, perUserLimit, true), Pending::plus);
+      return;
+    }
+    add(change.skuId(), Pending.of(change, perUserLimit, true));
+  }
+
+  /** Changes of one SKU's row not written yet. */
+  private record Pending(
+      long total,
+      long reserved,
+      long sold,
+      Instant latest,
+      boolean registers,
+      Integer perUserLimit,
+      Instant registeredAt) {
+
+    static Pending of(Change change, Integer perUserLimit, boolean registers) {
+      return new Pending(
+          change.total(),
+          change.reserved(),
+          change.sold(),
+          change.occurredAt(),
+          registers,
+          perUserLimit,
+          registers ? change.occurredAt() : null);
+    }
+
+    Pending plus(Pending other) {
+      boolean otherRegisters = other.registers();
+      return new Pending(
+          total + other.total(),
+          reserved + other.reserved(),
+          sold + other.sold(),
+          latest.isAfter(other.latest()) ? latest : other.latest(),
+          registers || otherRegisters,
+          otherRegisters ? other.perUserLimit() : perUserLimit,
+          otherRegisters ? other.registeredAt() : registeredAt);
+    }
+  }
+
+  private SortedMap<String, Pending> pending() {
+    UnitOfWork<?> unitOfWork = CurrentUnitOfWork.get().root();
+    return unitOfWork.getOrComputeResource(
+        PENDING,
+        key -> {
+          SortedMap<String, Pending> changes = new TreeMap<>();
+          unitOfWork.onPrepareCommit(u -> changes.forEach(this::add));
+          return changes;
+        });
+  }
+
+  private void add(String skuId, Pending change) {
+    Timestamp latest = Timestamp.from(change.latest());
+    if (change.registers()) {
+      Timestamp registeredAt = Timestamp.from(change.registeredAt());
+      jdbc.update(
+          "insert into stock_level"
+              + " (sku_id, total, reserved, sold, per_user_limit, registered_at, updated_at)"
+              + " values (?, ?, ?, ?, ?, ?, ?)"
+              + " on duplicate key update total = total + ?, reserved = reserved + ?,"
+              + " sold = sold + ?, per_user_limit = ?, registered_at = ?,"
+              + " updated_at = greatest(updated_at, ?)",
+          skuId,
+          change.total(),
+          change.reserved(),
+          change.sold(),
+          change.perUserLimit(),
+          registeredAt,
+          latest,
+          change.total(),
+          change.reserved(),
+          change.sold(),
+          change.perUserLimit(),
+          registeredAt,
+          latest);
+      return;
+    }
     jdbc.update(
-        "insert into stock_level"
-            + " (sku_id, total, reserved, sold, per_user_limit, registered_at, updated_at)"
-            + " values (?, ?, 0, 0, ?, ?, ?)"
-            + " on duplicate key update total = total + ?, per_user_limit = ?, registered_at = ?,"
-            + " updated_at = greatest(updated_at, ?)",
-        change.skuId(),
+        "insert into stock_level (sku_id, total, reserved, sold, updated_at)"
+            + " values (?, ?, ?, ?, ?)"
+            + " on duplicate key update total = total + ?, reserved = reserved + ?,"
+            + " sold = sold + ?, updated_at = greatest(updated_at, ?)",
+        skuId,
         change.total(),
-        perUserLimit,
-        at,
-        at,
+        change.reserved(),
+        change.sold(),
+        latest,
         change.total(),
-        perUserLimit,
-        at,
-        at);
+        change.reserved(),
+        change.sold(),
+        latest);
   }
 
   /** False when the ledger already holds this change: the event was applied before. */

@@ -104,9 +104,12 @@ class ReconciliationDriftIntegrationTest {
                 () -> http.get("/api/reconciliation/skus/" + sku).getBody(),
                 answer -> {
                   JsonNode mismatch = answer.has("skus") ? mismatch(answer, reservation) : null;
+                  // The SKU's own difference may have been first seen a moment after the
+                  // mismatch: both must have lasted past the bound.
                   return mismatch != null
                       && "RESERVED".equals(mismatch.get("readModel").asString(null))
-                      && mismatch.get("status").asString().equals("DRIFT");
+                      && mismatch.get("status").asString().equals("DRIFT")
+                      && "DRIFT".equals(answer.get("skus").get(0).get("status").asString());
                 });
 
     assertThat(mismatch(report, reservation).get("intent").asString()).isEqualTo("CONFIRMED");
