@@ -35,7 +35,7 @@ class RedisAdmissionGate implements AdmissionGate {
 
   private static final long NO_LIMIT = -1;
 
-  /** Replies of transition.lua. */
+  /** Replies of transition.lua (and, for UNKNOWN and STALE, of withdraw.lua). */
   private static final int DONE = 1;
 
   private static final int ALREADY = 2;
@@ -116,46 +116,29 @@ class RedisAdmissionGate implements AdmissionGate {
     return transition(reservationId, "RELEASED", reason);
   }
 
-  /**
-   * Reads the intent's lines, then runs the script with the keys they name; the script checks that
-   * the lines have not changed in between (they can only if the intent expired and the id was
-   * reused), else the read is repeated.
-   */
   private Transition transition(String reservationId, String target, String reason) {
-    String intent = GateKeys.intent(reservationId);
     try {
-      GateSession session = session();
-      for (int attempt = 0; attempt < 3; attempt++) {
-        Object lines = read(redis -> redis.opsForHash().get(intent, "lines"));
-        if (lines == null) {
+      int code =
+          onIntent(
+              reservationId,
+              TRANSITION,
+              List.of(),
+              lines ->
+                  reason == null
+                      ? new Object[] {target, retentionMillis, lines}
+                      : new Object[] {target, retentionMillis, lines, reason});
+      switch (code) {
+        case DONE:
+          return Transition.DONE;
+        case ALREADY:
+          return Transition.ALREADY_DONE;
+        case NOT_ACTIVE:
+          return Transition.NOT_ACTIVE;
+        case UNKNOWN:
           return Transition.UNKNOWN;
-        }
-        List<String> keys = new ArrayList<>();
-        keys.add(intent);
-        for (ReservationLine line : IntentLines.parse(lines.toString())) {
-          keys.add(GateKeys.counters(line.skuId()));
-          keys.add(GateKeys.holders(line.skuId()));
-        }
-        Object[] args =
-            reason == null
-                ? new Object[] {target, retentionMillis, lines}
-                : new Object[] {target, retentionMillis, lines, reason};
-        switch (code(run(session, TRANSITION, keys, args))) {
-          case DONE:
-            return Transition.DONE;
-          case ALREADY:
-            return Transition.ALREADY_DONE;
-          case NOT_ACTIVE:
-            return Transition.NOT_ACTIVE;
-          case UNKNOWN:
-            return Transition.UNKNOWN;
-          case STALE:
-            continue;
-          default:
-            throw new IllegalStateException("Unknown reply of the gate for " + reservationId);
-        }
+        default:
+          throw new IllegalStateException("Unknown reply of the gate for " + reservationId);
       }
-      throw new IllegalStateException("Intent of " + reservationId + " keeps changing");
     } catch (DataAccessException | GateClosedException e) {
       return Transition.UNAVAILABLE;
     }
@@ -163,40 +146,64 @@ class RedisAdmissionGate implements AdmissionGate {
 
   @Override
   public Withdrawal withdraw(String reservationId, long sequence) {
-    String intent = GateKeys.intent(reservationId);
     try {
-      GateSession session = session();
-      for (int attempt = 0; attempt < 3; attempt++) {
-        Object lines = read(redis -> redis.opsForHash().get(intent, "lines"));
-        if (lines == null) {
+      int code =
+          onIntent(
+              reservationId,
+              WITHDRAW,
+              List.of(GateKeys.PENDING),
+              lines -> new Object[] {sequence, lines});
+      switch (code) {
+        case 1:
+          return Withdrawal.WITHDRAWN;
+        case 2:
+          return Withdrawal.OTHERS_RECORDING;
+        case 3:
+          return Withdrawal.NOT_WITHDRAWN;
+        case UNKNOWN:
           return Withdrawal.UNKNOWN;
-        }
-        List<String> keys = new ArrayList<>();
-        keys.add(intent);
-        keys.add(GateKeys.PENDING);
-        for (ReservationLine line : IntentLines.parse(lines.toString())) {
-          keys.add(GateKeys.counters(line.skuId()));
-          keys.add(GateKeys.holders(line.skuId()));
-        }
-        switch (code(run(session, WITHDRAW, keys, sequence, lines))) {
-          case 1:
-            return Withdrawal.WITHDRAWN;
-          case 2:
-            return Withdrawal.OTHERS_RECORDING;
-          case 3:
-            return Withdrawal.NOT_WITHDRAWN;
-          case 4:
-            return Withdrawal.UNKNOWN;
-          case 5:
-            continue;
-          default:
-            throw new IllegalStateException("Unknown reply of withdraw.lua for " + reservationId);
-        }
+        default:
+          throw new IllegalStateException("Unknown reply of withdraw.lua for " + reservationId);
       }
-      throw new IllegalStateException("Intent of " + reservationId + " keeps changing");
     } catch (DataAccessException | GateClosedException e) {
       return Withdrawal.UNAVAILABLE;
     }
+  }
+
+  /**
+   * Runs a script over a reservation's intent: reads the intent's lines, then runs the script with
+   * the intent's key, {@code otherKeys}, and the counters and holders of each line, and with the
+   * arguments {@code args} makes of the lines as read. The script checks that the lines have not
+   * changed in between (they can only if the intent expired and the id was reused) and answers
+   * STALE if they have; the read is then repeated.
+   *
+   * @return the script's reply code, never STALE; UNKNOWN when there is no intent
+   */
+  private int onIntent(
+      String reservationId,
+      RedisScript<List<Object>> script,
+      List<String> otherKeys,
+      Function<Object, Object[]> args) {
+    String intent = GateKeys.intent(reservationId);
+    GateSession session = session();
+    for (int attempt = 0; attempt < 3; attempt++) {
+      Object lines = read(redis -> redis.opsForHash().get(intent, "lines"));
+      if (lines == null) {
+        return UNKNOWN;
+      }
+      List<String> keys = new ArrayList<>();
+      keys.add(intent);
+      keys.addAll(otherKeys);
+      for (ReservationLine line : IntentLines.parse(lines.toString())) {
+        keys.add(GateKeys.counters(line.skuId()));
+        keys.add(GateKeys.holders(line.skuId()));
+      }
+      int code = code(run(session, script, keys, args.apply(lines)));
+      if (code != STALE) {
+        return code;
+      }
+    }
+    throw new IllegalStateException("Intent of " + reservationId + " keeps changing");
   }
 
   @Override
