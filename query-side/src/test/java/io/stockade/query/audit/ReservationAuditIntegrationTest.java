@@ -7,11 +7,11 @@ import io.stockade.api.reservation.StockConfirmed;
 import io.stockade.api.reservation.StockReserved;
 import io.stockade.api.sku.SkuRegistered;
 import io.stockade.platform.testing.ApiClient;
+import io.stockade.query.Events;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.UUID;
-import org.axonframework.eventhandling.GenericDomainEventMessage;
 import org.axonframework.eventsourcing.eventstore.EventStore;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -117,10 +117,6 @@ class ReservationAuditIntegrationTest {
   }
 
   private void append(String aggregateId, long sequence, Object payload) {
-    transaction.executeWithoutResult(
-        status ->
-            eventStore.publish(
-                new GenericDomainEventMessage<>(
-                    payload.getClass().getSimpleName(), aggregateId, sequence, payload)));
+    Events.append(eventStore, transaction, aggregateId, sequence, payload);
   }
 }

@@ -2,12 +2,12 @@ package io.stockade.query.reconciliation;
 
 import io.stockade.api.reservation.ReservationLine;
 import io.stockade.api.reservation.StockReserved;
+import io.stockade.query.Events;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import org.axonframework.eventhandling.GenericDomainEventMessage;
 import org.axonframework.eventsourcing.eventstore.EventStore;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -36,11 +36,7 @@ final class GateFixture {
   }
 
   void append(String aggregateId, long sequence, Object payload) {
-    transaction.executeWithoutResult(
-        status ->
-            eventStore.publish(
-                new GenericDomainEventMessage<>(
-                    payload.getClass().getSimpleName(), aggregateId, sequence, payload)));
+    Events.append(eventStore, transaction, aggregateId, sequence, payload);
   }
 
   StockReserved reserved(String reservationId, String skuId, int quantity) {

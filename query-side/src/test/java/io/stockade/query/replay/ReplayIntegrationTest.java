@@ -11,6 +11,7 @@ import io.stockade.api.reservation.StockReserved;
 import io.stockade.api.sku.SkuRegistered;
 import io.stockade.api.sku.StockReplenished;
 import io.stockade.platform.testing.ApiClient;
+import io.stockade.query.Events;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -18,7 +19,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.UUID;
-import org.axonframework.eventhandling.GenericDomainEventMessage;
 import org.axonframework.eventsourcing.eventstore.EventStore;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -184,16 +184,6 @@ class ReplayIntegrationTest {
   }
 
   private void append(String aggregateId, long sequence, Object payload, Instant at) {
-    transaction.executeWithoutResult(
-        status ->
-            eventStore.publish(
-                new GenericDomainEventMessage<>(
-                    payload.getClass().getSimpleName(),
-                    aggregateId,
-                    sequence,
-                    payload,
-                    Map.of(),
-                    UUID.randomUUID().toString(),
-                    at)));
+    Events.append(eventStore, transaction, aggregateId, sequence, payload, at);
   }
 }

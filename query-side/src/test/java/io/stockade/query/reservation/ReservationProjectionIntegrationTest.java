@@ -9,13 +9,13 @@ import io.stockade.api.reservation.StockConfirmed;
 import io.stockade.api.reservation.StockReleased;
 import io.stockade.api.reservation.StockReserved;
 import io.stockade.platform.testing.ApiClient;
+import io.stockade.query.Events;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import org.axonframework.eventhandling.GenericDomainEventMessage;
 import org.axonframework.eventsourcing.eventstore.EventStore;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -270,10 +270,6 @@ class ReservationProjectionIntegrationTest {
   }
 
   private void append(String aggregateId, long sequence, Object payload) {
-    transaction.executeWithoutResult(
-        status ->
-            eventStore.publish(
-                new GenericDomainEventMessage<>(
-                    payload.getClass().getSimpleName(), aggregateId, sequence, payload)));
+    Events.append(eventStore, transaction, aggregateId, sequence, payload);
   }
 }

@@ -10,6 +10,7 @@ import io.stockade.api.reservation.StockReserved;
 import io.stockade.api.sku.SkuRegistered;
 import io.stockade.api.sku.StockReplenished;
 import io.stockade.platform.testing.ApiClient;
+import io.stockade.query.Events;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -17,7 +18,6 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -281,17 +281,7 @@ class StockProjectionIntegrationTest {
   }
 
   private void appendAt(String aggregateId, long sequence, Object payload, Instant at) {
-    transaction.executeWithoutResult(
-        status ->
-            eventStore.publish(
-                new GenericDomainEventMessage<>(
-                    payload.getClass().getSimpleName(),
-                    aggregateId,
-                    sequence,
-                    payload,
-                    Map.of(),
-                    UUID.randomUUID().toString(),
-                    at)));
+    Events.append(eventStore, transaction, aggregateId, sequence, payload, at);
   }
 
   private void append(String aggregateId, Object payload) {
@@ -299,11 +289,7 @@ class StockProjectionIntegrationTest {
   }
 
   private void append(String aggregateId, long sequence, Object payload) {
-    transaction.executeWithoutResult(
-        status ->
-            eventStore.publish(
-                new GenericDomainEventMessage<>(
-                    payload.getClass().getSimpleName(), aggregateId, sequence, payload)));
+    Events.append(eventStore, transaction, aggregateId, sequence, payload);
   }
 
   private ResponseEntity<JsonNode> get(String path) {
