@@ -14,8 +14,6 @@ import org.axonframework.eventhandling.ResetHandler;
 import org.axonframework.eventhandling.SequenceNumber;
 import org.axonframework.eventhandling.Timestamp;
 import org.axonframework.queryhandling.QueryHandler;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 
 /**
@@ -29,8 +27,6 @@ import org.springframework.stereotype.Component;
 class ReservationProjection {
 
   static final String PROCESSING_GROUP = "reservation-projection";
-
-  private static final Logger log = LoggerFactory.getLogger(ReservationProjection.class);
 
   private final ReservationRows rows;
 
@@ -70,16 +66,12 @@ class ReservationProjection {
 
   @EventHandler
   void on(StockConfirmed event, @SequenceNumber long sequence, @Timestamp Instant at) {
-    if (!rows.confirm(event.reservationId(), event.confirmedAt(), sequence, at)) {
-      notApplied(event.reservationId(), "confirmation", sequence);
-    }
+    rows.confirm(event.reservationId(), event.confirmedAt(), sequence, at);
   }
 
   @EventHandler
   void on(StockReleased event, @SequenceNumber long sequence, @Timestamp Instant at) {
-    if (!rows.release(event.reservationId(), event.releasedAt(), event.reason(), sequence, at)) {
-      notApplied(event.reservationId(), "release", sequence);
-    }
+    rows.release(event.reservationId(), event.releasedAt(), event.reason(), sequence, at);
   }
 
   @ResetHandler
@@ -90,21 +82,5 @@ class ReservationProjection {
   @QueryHandler
   Optional<ReservationView> handle(FindReservationQuery query) {
     return rows.find(query.reservationId());
-  }
-
-  private void notApplied(String reservationId, String what, long sequence) {
-    if (rows.exists(reservationId)) {
-      log.debug(
-          "The {} of reservation {} (sequence {}) was applied already",
-          what,
-          reservationId,
-          sequence);
-    } else {
-      log.warn(
-          "The {} of reservation {} (sequence {}) names a reservation the read model does not know",
-          what,
-          reservationId,
-          sequence);
-    }
   }
 }

@@ -9,8 +9,15 @@ import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
+import org.axonframework.messaging.unitofwork.CurrentUnitOfWork;
+import org.axonframework.messaging.unitofwork.UnitOfWork;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Repository;
 import tools.jackson.core.type.TypeReference;
@@ -18,8 +25,9 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The table {@code reservation_view}, through JDBC: the statements join the transaction of the
- * caller (the event processor's, which also stores its token). Every change is conditional on the
- * event's sequence number being greater than the row's {@code last_sequence}.
+ * caller (the event processor's, which also stores its token), and a batch's changes are written
+ * together when it commits. Every change is conditional on the event's sequence number being
+ * greater than the row's {@code last_sequence}.
  */
 @Repository
 class ReservationRows {
@@ -45,6 +53,8 @@ class ReservationRows {
       "reservation_id, user_id, status, lines_json, created_at, expires_at, confirmed_at,"
           + " released_at, release_reason, last_sequence, updated_at";
 
+  private static final Logger log = LoggerFactory.getLogger(ReservationRows.class);
+
   private final JdbcTemplate jdbc;
 
   ReservationRows(JdbcTemplate jdbc) {
@@ -66,52 +76,160 @@ class ReservationRows {
       String releaseReason,
       long sequence,
       Instant at) {
-    jdbc.update(
-        "INSERT INTO reservation_view ("
-            + COLUMNS
-            + ") VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?)"
-            + " ON DUPLICATE KEY UPDATE reservation_id = reservation_id",
-        reservationId,
-        userId,
-        status.name(),
-        JSON.writeValueAsString(
-            lines.stream().map(line -> new StoredLine(line.skuId(), line.quantity())).toList()),
-        utc(createdAt),
-        utc(expiresAt),
-        utc(releasedAt),
-        releaseReason,
-        sequence,
-        utc(at));
+    accept(
+        new Creation(
+            new Object[] {
+              reservationId,
+              userId,
+              status.name(),
+              JSON.writeValueAsString(
+                  lines.stream()
+                      .map(line -> new StoredLine(line.skuId(), line.quantity()))
+                      .toList()),
+              utc(createdAt),
+              utc(expiresAt),
+              utc(releasedAt),
+              releaseReason,
+              sequence,
+              utc(at)
+            }));
   }
 
-  /** Whether the row changed: false when it is missing or has applied this sequence or a later. */
-  boolean confirm(String reservationId, Instant confirmedAt, long sequence, Instant at) {
-    return jdbc.update(
-            "UPDATE reservation_view SET status = ?, confirmed_at = ?, last_sequence = ?,"
-                + " updated_at = ? WHERE reservation_id = ? AND last_sequence < ?",
-            Status.CONFIRMED.name(),
-            utc(confirmedAt),
-            sequence,
-            utc(at),
+  /** Confirms the row, unless it is missing or has applied this sequence or a later. */
+  void confirm(String reservationId, Instant confirmedAt, long sequence, Instant at) {
+    accept(
+        new Update(
             reservationId,
-            sequence)
-        > 0;
+            "confirmation",
+            sequence,
+            new Object[] {
+              Status.CONFIRMED.name(),
+              utc(confirmedAt),
+              null,
+              null,
+              sequence,
+              utc(at),
+              reservationId,
+              sequence
+            }));
   }
 
-  /** Whether the row changed: false when it is missing or has applied this sequence or a later. */
-  boolean release(
-      String reservationId, Instant releasedAt, String reason, long sequence, Instant at) {
-    return jdbc.update(
-            "UPDATE reservation_view SET status = ?, released_at = ?, release_reason = ?,"
-                + " last_sequence = ?, updated_at = ? WHERE reservation_id = ? AND last_sequence < ?",
-            Status.RELEASED.name(),
-            utc(releasedAt),
-            reason,
-            sequence,
-            utc(at),
+  /** Releases the row, unless it is missing or has applied this sequence or a later. */
+  void release(String reservationId, Instant releasedAt, String reason, long sequence, Instant at) {
+    accept(
+        new Update(
             reservationId,
-            sequence)
-        > 0;
+            "release",
+            sequence,
+            new Object[] {
+              Status.RELEASED.name(),
+              null,
+              utc(releasedAt),
+              reason,
+              sequence,
+              utc(at),
+              reservationId,
+              sequence
+            }));
+  }
+
+  /** A change waiting for its batch to be written. */
+  private sealed interface Change permits Creation, Update {}
+
+  /** The columns of a new row, in the order of {@link #COLUMNS}, confirmed_at left out. */
+  private record Creation(Object[] values) implements Change {}
+
+  /** The arguments of {@link #UPDATE}. */
+  private record Update(String reservationId, String what, long sequence, Object[] arguments)
+      implements Change {}
+
+  private static final String PENDING = ReservationRows.class.getName() + ".pending";
+
+  /** Rows per insert statement (ten parameters each). */
+  private static final int MAX_ROWS_PER_INSERT = 500;
+
+  private static final String INSERT = "INSERT INTO reservation_view (" + COLUMNS + ") VALUES ";
+
+  private static final String INSERT_ROW = "(?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?)";
+
+  private static final String UPDATE =
+      "UPDATE reservation_view SET status = ?, confirmed_at = coalesce(?, confirmed_at),"
+          + " released_at = coalesce(?, released_at),"
+          + " release_reason = coalesce(?, release_reason), last_sequence = ?, updated_at = ?"
+          + " WHERE reservation_id = ? AND last_sequence < ?";
+
+  /**
+   * Inside a unit of work (the projection's batch) changes wait until just before the batch commits
+   * and are then written together; outside one they are written at once.
+   */
+  private void accept(Change change) {
+    if (CurrentUnitOfWork.isStarted()) {
+      pending().add(change);
+      return;
+    }
+    write(List.of(change));
+  }
+
+  private List<Change> pending() {
+    UnitOfWork<?> unitOfWork = CurrentUnitOfWork.get().root();
+    return unitOfWork.getOrComputeResource(
+        PENDING,
+        key -> {
+          List<Change> changes = new ArrayList<>();
+          unitOfWork.onPrepareCommit(u -> write(changes));
+          return changes;
+        });
+  }
+
+  /**
+   * Writes a batch: the new rows first, in multi-row inserts that skip rows which exist, then the
+   * updates, in the order of their events, as one JDBC batch. A reservation's creating event comes
+   * before its other events, so its order is kept.
+   */
+  private void write(List<Change> batch) {
+    List<Object[]> creations = new ArrayList<>();
+    List<Update> updates = new ArrayList<>();
+    for (Change change : batch) {
+      if (change instanceof Creation creation) {
+        creations.add(creation.values());
+      } else {
+        updates.add((Update) change);
+      }
+    }
+    for (int from = 0; from < creations.size(); from += MAX_ROWS_PER_INSERT) {
+      List<Object[]> chunk =
+          creations.subList(from, Math.min(creations.size(), from + MAX_ROWS_PER_INSERT));
+      jdbc.update(
+          INSERT
+              + String.join(", ", Collections.nCopies(chunk.size(), INSERT_ROW))
+              + " ON DUPLICATE KEY UPDATE reservation_id = reservation_id",
+          chunk.stream().flatMap(Arrays::stream).toArray());
+    }
+    if (updates.isEmpty()) {
+      return;
+    }
+    int[] counts = jdbc.batchUpdate(UPDATE, updates.stream().map(Update::arguments).toList());
+    for (int i = 0; i < counts.length; i++) {
+      if (counts[i] == 0) {
+        notApplied(updates.get(i));
+      }
+    }
+  }
+
+  private void notApplied(Update update) {
+    if (exists(update.reservationId())) {
+      log.debug(
+          "The {} of reservation {} (sequence {}) was applied already",
+          update.what(),
+          update.reservationId(),
+          update.sequence());
+    } else {
+      log.warn(
+          "The {} of reservation {} (sequence {}) names a reservation the read model does not know",
+          update.what(),
+          update.reservationId(),
+          update.sequence());
+    }
   }
 
   boolean exists(String reservationId) {

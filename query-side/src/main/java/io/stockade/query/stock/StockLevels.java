@@ -3,9 +3,13 @@ package io.stockade.query.stock;
 import io.stockade.api.stock.StockLevel;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Timestamp;
 import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -36,6 +40,9 @@ class StockLevels {
 
   private static final String PENDING = StockLevels.class.getName() + ".pending";
 
+  /** Ledger entries per insert statement (nine parameters each). */
+  private static final int MAX_ROWS_PER_INSERT = 500;
+
   private static final String COLUMNS = "sku_id, total, reserved, sold, per_user_limit, updated_at";
 
   private final JdbcTemplate jdbc;
@@ -48,31 +55,87 @@ class StockLevels {
 
   /**
    * Records a change in the ledger and adds it to the SKU's row, unless it was applied before.
-   * Inside a unit of work (the projection's batch), the rows' changes are summed per SKU and
-   * written once, just before the batch commits, in SKU order: one update per SKU and batch, and
-   * segments that lock the same rows lock them in the same order (no deadlocks).
+   * Inside a unit of work (the projection's batch) the changes wait until just before the batch
+   * commits, then are written together ({@link #write}); outside one they are written at once.
    */
   void apply(Change change) {
-    if (!ledger(change)) {
-      return;
-    }
-    if (CurrentUnitOfWork.isStarted()) {
-      pending().merge(change.skuId(), Pending.of(change, null, false), Pending::plus);
-      return;
-    }
-    add(change.skuId(), Pending.of(change, null, false));
+    accept(new Applied(change, null, false));
   }
 
   /** Applies a registration: its initial stock, and the SKU becomes known. */
   void register(Change change, Integer perUserLimit) {
-    if (!ledger(change)) {
-      return;
-    }
+    accept(new Applied(change, perUserLimit, true));
+  }
+
+  /** A change and, for a registration, the SKU's per-user limit. */
+  private record Applied(Change change, Integer perUserLimit, boolean registers) {}
+
+  private void accept(Applied applied) {
     if (CurrentUnitOfWork.isStarted()) {
-      pending().merge(change.skuId(), Pending.of(change, perUserLimit, true), Pending::plus);
+      pending().add(applied);
       return;
     }
-    add(change.skuId(), Pending.of(change, perUserLimit, true));
+    write(List.of(applied));
+  }
+
+  private List<Applied> pending() {
+    UnitOfWork<?> unitOfWork = CurrentUnitOfWork.get().root();
+    return unitOfWork.getOrComputeResource(
+        PENDING,
+        key -> {
+          List<Applied> changes = new ArrayList<>();
+          unitOfWork.onPrepareCommit(u -> write(changes));
+          return changes;
+        });
+  }
+
+  /**
+   * Writes a batch of changes: their ledger entries in multi-row inserts, then, per SKU, the sum of
+   * the changes that were new, one update per SKU, in SKU order (segments that lock the same rows
+   * lock them in the same order: no deadlocks). A ledger entry that exists already (the event was
+   * applied before) makes its insert fail as a whole, without touching the transaction; that
+   * insert's entries are then tried one by one and only the new ones count.
+   */
+  private void write(List<Applied> batch) {
+    if (batch.isEmpty()) {
+      return;
+    }
+    SortedMap<String, Pending> sums = new TreeMap<>();
+    for (int from = 0; from < batch.size(); from += MAX_ROWS_PER_INSERT) {
+      List<Applied> chunk = batch.subList(from, Math.min(batch.size(), from + MAX_ROWS_PER_INSERT));
+      List<Applied> fresh = ledger(chunk);
+      for (Applied applied : fresh) {
+        sums.merge(applied.change().skuId(), Pending.of(applied), Pending::plus);
+      }
+    }
+    List<Object[]> updates = new ArrayList<>();
+    sums.forEach(
+        (skuId, sum) -> {
+          if (sum.registers()) {
+            register(skuId, sum);
+          } else {
+            updates.add(
+                new Object[] {
+                  skuId,
+                  sum.total(),
+                  sum.reserved(),
+                  sum.sold(),
+                  utc(sum.latest()),
+                  sum.total(),
+                  sum.reserved(),
+                  sum.sold(),
+                  utc(sum.latest())
+                });
+          }
+        });
+    if (!updates.isEmpty()) {
+      jdbc.batchUpdate(
+          "insert into stock_level (sku_id, total, reserved, sold, updated_at)"
+              + " values (?, ?, ?, ?, ?)"
+              + " on duplicate key update total = total + ?, reserved = reserved + ?,"
+              + " sold = sold + ?, updated_at = greatest(updated_at, ?)",
+          updates);
+    }
   }
 
   /** Changes of one SKU's row not written yet. */
@@ -85,15 +148,16 @@ class StockLevels {
       Integer perUserLimit,
       Instant registeredAt) {
 
-    static Pending of(Change change, Integer perUserLimit, boolean registers) {
+    static Pending of(Applied applied) {
+      Change change = applied.change();
       return new Pending(
           change.total(),
           change.reserved(),
           change.sold(),
           change.occurredAt(),
-          registers,
-          perUserLimit,
-          registers ? change.occurredAt() : null);
+          applied.registers(),
+          applied.perUserLimit(),
+          applied.registers() ? change.occurredAt() : null);
     }
 
     Pending plus(Pending other) {
@@ -109,79 +173,70 @@ class StockLevels {
     }
   }
 
-  private SortedMap<String, Pending> pending() {
-    UnitOfWork<?> unitOfWork = CurrentUnitOfWork.get().root();
-    return unitOfWork.getOrComputeResource(
-        PENDING,
-        key -> {
-          SortedMap<String, Pending> changes = new TreeMap<>();
-          unitOfWork.onPrepareCommit(u -> changes.forEach(this::add));
-          return changes;
-        });
-  }
-
-  private void add(String skuId, Pending change) {
-    Timestamp latest = Timestamp.from(change.latest());
-    if (change.registers()) {
-      Timestamp registeredAt = Timestamp.from(change.registeredAt());
-      jdbc.update(
-          "insert into stock_level"
-              + " (sku_id, total, reserved, sold, per_user_limit, registered_at, updated_at)"
-              + " values (?, ?, ?, ?, ?, ?, ?)"
-              + " on duplicate key update total = total + ?, reserved = reserved + ?,"
-              + " sold = sold + ?, per_user_limit = ?, registered_at = ?,"
-              + " updated_at = greatest(updated_at, ?)",
-          skuId,
-          change.total(),
-          change.reserved(),
-          change.sold(),
-          change.perUserLimit(),
-          registeredAt,
-          latest,
-          change.total(),
-          change.reserved(),
-          change.sold(),
-          change.perUserLimit(),
-          registeredAt,
-          latest);
-      return;
-    }
+  private void register(String skuId, Pending change) {
+    LocalDateTime latest = utc(change.latest());
+    LocalDateTime registeredAt = utc(change.registeredAt());
     jdbc.update(
-        "insert into stock_level (sku_id, total, reserved, sold, updated_at)"
-            + " values (?, ?, ?, ?, ?)"
+        "insert into stock_level"
+            + " (sku_id, total, reserved, sold, per_user_limit, registered_at, updated_at)"
+            + " values (?, ?, ?, ?, ?, ?, ?)"
             + " on duplicate key update total = total + ?, reserved = reserved + ?,"
-            + " sold = sold + ?, updated_at = greatest(updated_at, ?)",
+            + " sold = sold + ?, per_user_limit = ?, registered_at = ?,"
+            + " updated_at = greatest(updated_at, ?)",
         skuId,
         change.total(),
         change.reserved(),
         change.sold(),
+        change.perUserLimit(),
+        registeredAt,
         latest,
         change.total(),
         change.reserved(),
         change.sold(),
+        change.perUserLimit(),
+        registeredAt,
         latest);
   }
 
-  /** False when the ledger already holds this change: the event was applied before. */
-  private boolean ledger(Change change) {
+  private static final String LEDGER_INSERT =
+      "insert into stock_ledger (sku_id, event_id, global_index, occurred_at, event_type,"
+          + " reference, total_change, reserved_change, sold_change) values ";
+
+  private static final String LEDGER_ROW = "(?, ?, ?, ?, ?, ?, ?, ?, ?)";
+
+  /**
+   * Inserts the ledger entries of a chunk; returns those that were new. One statement for the
+   * chunk; when it fails on an entry that exists, the entries are inserted one at a time.
+   */
+  private List<Applied> ledger(List<Applied> chunk) {
+    List<Object> arguments = new ArrayList<>(chunk.size() * 9);
+    for (Applied applied : chunk) {
+      Change change = applied.change();
+      arguments.add(change.skuId());
+      arguments.add(change.eventId());
+      arguments.add(change.globalIndex());
+      arguments.add(utc(change.occurredAt()));
+      arguments.add(change.eventType());
+      arguments.add(change.reference());
+      arguments.add(change.total());
+      arguments.add(change.reserved());
+      arguments.add(change.sold());
+    }
     try {
       jdbc.update(
-          "insert into stock_ledger (sku_id, event_id, global_index, occurred_at, event_type,"
-              + " reference, total_change, reserved_change, sold_change)"
-              + " values (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-          change.skuId(),
-          change.eventId(),
-          change.globalIndex(),
-          Timestamp.from(change.occurredAt()),
-          change.eventType(),
-          change.reference(),
-          change.total(),
-          change.reserved(),
-          change.sold());
-      return true;
-    } catch (DuplicateKeyException appliedBefore) {
-      return false;
+          LEDGER_INSERT + String.join(", ", Collections.nCopies(chunk.size(), LEDGER_ROW)),
+          arguments.toArray());
+      return chunk;
+    } catch (DuplicateKeyException someAppliedBefore) {
+      if (chunk.size() == 1) {
+        return List.of();
+      }
     }
+    List<Applied> fresh = new ArrayList<>();
+    for (Applied applied : chunk) {
+      fresh.addAll(ledger(List.of(applied)));
+    }
+    return fresh;
   }
 
   Optional<StockLevel> find(String skuId) {
@@ -238,7 +293,7 @@ class StockLevels {
             + " from stock_ledger where sku_id = ? and occurred_at <= ?",
         (rs, i) -> new AsOf(rs.getLong(1), rs.getLong(2), rs.getLong(3), rs.getLong(4)),
         skuId,
-        Timestamp.from(at));
+        utc(at));
   }
 
   /** The ledger up to an instant, oldest first (event time, then global index). */
@@ -250,14 +305,14 @@ class StockLevels {
         (rs, i) ->
             new Entry(
                 rs.getString(1),
-                rs.getTimestamp(2).toInstant(),
+                instant(rs, 2),
                 rs.getLong(3),
                 rs.getString(4),
                 rs.getLong(5),
                 rs.getLong(6),
                 rs.getLong(7)),
         skuId,
-        Timestamp.from(at),
+        utc(at),
         size,
         (long) page * size);
   }
@@ -279,6 +334,19 @@ class StockLevels {
         reserved,
         sold,
         limit,
-        rs.getTimestamp("updated_at").toInstant());
+        instant(rs, 6));
+  }
+
+  /**
+   * An instant as a column value: UTC, to the microsecond (what DATETIME(6) keeps), passed as a
+   * LocalDateTime so that no driver converts it to or from a session time zone (nor builds a date
+   * format for it, as some do for java.sql.Timestamp).
+   */
+  private static LocalDateTime utc(Instant instant) {
+    return LocalDateTime.ofInstant(instant.truncatedTo(ChronoUnit.MICROS), ZoneOffset.UTC);
+  }
+
+  private static Instant instant(ResultSet rs, int column) throws SQLException {
+    return rs.getObject(column, LocalDateTime.class).toInstant(ZoneOffset.UTC);
   }
 }
