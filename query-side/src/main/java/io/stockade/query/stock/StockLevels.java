@@ -108,33 +108,42 @@ class StockLevels {
         sums.merge(applied.change().skuId(), Pending.of(applied), Pending::plus);
       }
     }
-    List<Object[]> updates = new ArrayList<>();
+    List<Object[]> upserts = new ArrayList<>(sums.size());
     sums.forEach(
         (skuId, sum) -> {
-          if (sum.registers()) {
-            register(skuId, sum);
-          } else {
-            updates.add(
-                new Object[] {
-                  skuId,
-                  sum.total(),
-                  sum.reserved(),
-                  sum.sold(),
-                  utc(sum.latest()),
-                  sum.total(),
-                  sum.reserved(),
-                  sum.sold(),
-                  utc(sum.latest())
-                });
-          }
+          LocalDateTime registeredAt = sum.registers() ? utc(sum.registeredAt()) : null;
+          LocalDateTime latest = utc(sum.latest());
+          upserts.add(
+              new Object[] {
+                skuId,
+                sum.total(),
+                sum.reserved(),
+                sum.sold(),
+                sum.perUserLimit(),
+                registeredAt,
+                latest,
+                sum.total(),
+                sum.reserved(),
+                sum.sold(),
+                sum.registers(),
+                sum.perUserLimit(),
+                registeredAt,
+                latest
+              });
         });
-    if (!updates.isEmpty()) {
+    if (!upserts.isEmpty()) {
+      // One statement for registrations and other changes alike, so that the rows are locked in
+      // SKU order.
       jdbc.batchUpdate(
-          "insert into stock_level (sku_id, total, reserved, sold, updated_at)"
-              + " values (?, ?, ?, ?, ?)"
+          "insert into stock_level"
+              + " (sku_id, total, reserved, sold, per_user_limit, registered_at, updated_at)"
+              + " values (?, ?, ?, ?, ?, ?, ?)"
               + " on duplicate key update total = total + ?, reserved = reserved + ?,"
-              + " sold = sold + ?, updated_at = greatest(updated_at, ?)",
-          updates);
+              + " sold = sold + ?,"
+              + " per_user_limit = case when ? then ? else per_user_limit end,"
+              + " registered_at = coalesce(?, registered_at),"
+              + " updated_at = greatest(updated_at, ?)",
+          upserts);
     }
   }
 
@@ -171,31 +180,6 @@ class StockLevels {
           otherRegisters ? other.perUserLimit() : perUserLimit,
           otherRegisters ? other.registeredAt() : registeredAt);
     }
-  }
-
-  private void register(String skuId, Pending change) {
-    LocalDateTime latest = utc(change.latest());
-    LocalDateTime registeredAt = utc(change.registeredAt());
-    jdbc.update(
-        "insert into stock_level"
-            + " (sku_id, total, reserved, sold, per_user_limit, registered_at, updated_at)"
-            + " values (?, ?, ?, ?, ?, ?, ?)"
-            + " on duplicate key update total = total + ?, reserved = reserved + ?,"
-            + " sold = sold + ?, per_user_limit = ?, registered_at = ?,"
-            + " updated_at = greatest(updated_at, ?)",
-        skuId,
-        change.total(),
-        change.reserved(),
-        change.sold(),
-        change.perUserLimit(),
-        registeredAt,
-        latest,
-        change.total(),
-        change.reserved(),
-        change.sold(),
-        change.perUserLimit(),
-        registeredAt,
-        latest);
   }
 
   private static final String LEDGER_INSERT =

@@ -13,11 +13,16 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.UUID;
 import org.axonframework.config.EventProcessingConfiguration;
+import org.axonframework.config.ProcessingGroup;
+import org.axonframework.eventhandling.EventHandler;
 import org.axonframework.eventhandling.StreamingEventProcessor;
+import org.springframework.beans.factory.config.YamlPropertiesFactoryBean;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.core.io.ClassPathResource;
 
 /**
  * Benchmark driver for {@code bench/replay}: the replay rate of the query side's read models, next
@@ -30,13 +35,16 @@ import org.springframework.context.ConfigurableApplicationContext;
  *       SKUs, then reservations, a third confirmed and a third released), as Axon stores them;
  *   <li>scans the event table with one plain SELECT of every column, {@code scans} times: the
  *       ceiling any reader of that table has on this machine (median reported);
+ *   <li>replays a processor whose handlers do nothing ({@link NoOpProjection}, configured like the
+ *       projections) until it reaches the head: what Axon's streaming processor costs by itself,
+ *       reading, deserializing and dispatching every event, with nothing written;
  *   <li>replays every read model through {@code Replays} and times it until DONE.
  * </ol>
  *
- * Prints {@code RESULT scan <rows/s>} and {@code RESULT replay <events/s>}. Options as key=value:
- * host (127.0.0.1), port (3306), user (root), password (empty), redisHost (127.0.0.1), redisPort
- * (6379), database (stockade_bench_replay), events (1000000), skus (100), scans (3), keep (false:
- * drop the database at the end).
+ * Prints {@code RESULT scan <rows/s>}, {@code RESULT noop <events/s>} and {@code RESULT replay
+ * <events/s>}. Options as key=value: host (127.0.0.1), port (3306), user (root), password (empty),
+ * redisHost (127.0.0.1), redisPort (6379), database (stockade_bench_replay), events (1000000), skus
+ * (100), scans (3), keep (false: drop the database at the end).
  */
 public final class ReplayThroughput {
 
@@ -68,9 +76,19 @@ public final class ReplayThroughput {
     String redisHost = options.getOrDefault("redisHost", "127.0.0.1");
     String redisPort = options.getOrDefault("redisPort", "6379");
     String url = server + database + options1;
+    Properties projection = projectionSettings();
     ConfigurableApplicationContext app =
-        new SpringApplicationBuilder(QuerySideApplication.class)
+        new SpringApplicationBuilder(QuerySideApplication.class, NoOpProjection.class)
             .run(
+                "--axon.eventhandling.processors." + NoOpProjection.NAME + ".mode=pooled",
+                "--axon.eventhandling.processors."
+                    + NoOpProjection.NAME
+                    + ".initial-segment-count="
+                    + projection.getProperty("initial-segment-count"),
+                "--axon.eventhandling.processors."
+                    + NoOpProjection.NAME
+                    + ".batch-size="
+                    + projection.getProperty("batch-size"),
                 "--server.port=0",
                 "--spring.datasource.url=" + url,
                 "--spring.datasource.username=" + user,
@@ -83,7 +101,8 @@ public final class ReplayThroughput {
                 "--stockade.reconciliation.interval=0s");
     try {
       EventProcessingConfiguration processing = app.getBean(EventProcessingConfiguration.class);
-      for (String name : List.of("stock-projection", "reservation-projection")) {
+      for (String name :
+          List.of("stock-projection", "reservation-projection", NoOpProjection.NAME)) {
         processing.eventProcessor(name, StreamingEventProcessor.class).orElseThrow().shutDown();
       }
       long started = System.nanoTime();
@@ -103,6 +122,10 @@ public final class ReplayThroughput {
       scanRates.sort(Double::compare);
       double scan = scanRates.get(scanRates.size() / 2);
 
+      long stored = count(url, user, password);
+      double noop = stored / noOpReplay(processing, url, user, password);
+      System.out.printf("no-op replay: %.0f events/s%n", noop);
+
       Replays replays = app.getBean(Replays.class);
       long replayStarted = System.nanoTime();
       Replays.Replay replay = replays.start().orElseThrow();
@@ -116,17 +139,10 @@ public final class ReplayThroughput {
       if (!"DONE".equals(now.status())) {
         throw new IllegalStateException("Replay failed: " + now.failure());
       }
-      // Counted, not taken from the positions: the global index has gaps (batched inserts).
-      long stored;
-      try (Connection connection = DriverManager.getConnection(url, user, password);
-          Statement statement = connection.createStatement();
-          ResultSet count = statement.executeQuery("select count(*) from domain_event_entry")) {
-        count.next();
-        stored = count.getLong(1);
-      }
       double replayRate = stored / seconds;
       System.out.printf("replay: %d events in %.1f s%n", stored, seconds);
       System.out.printf("RESULT scan %.0f%n", scan);
+      System.out.printf("RESULT noop %.0f%n", noop);
       System.out.printf("RESULT replay %.0f%n", replayRate);
     } finally {
       app.close();
@@ -138,6 +154,83 @@ public final class ReplayThroughput {
       }
     }
     System.exit(0);
+  }
+
+  /** Events in the event table: counted, as the global index has gaps (batched inserts). */
+  private static long count(String url, String user, String password) throws SQLException {
+    try (Connection connection = DriverManager.getConnection(url, user, password);
+        Statement statement = connection.createStatement();
+        ResultSet count = statement.executeQuery("select count(*) from domain_event_entry")) {
+      count.next();
+      return count.getLong(1);
+    }
+  }
+
+  /** The stock projection's processor settings in the query side's application.yml. */
+  private static Properties projectionSettings() {
+    YamlPropertiesFactoryBean yaml = new YamlPropertiesFactoryBean();
+    yaml.setResources(new ClassPathResource("application.yml"));
+    Properties all = yaml.getObject();
+    Properties settings = new Properties();
+    for (String key : List.of("initial-segment-count", "batch-size")) {
+      String value = all.getProperty("axon.eventhandling.processors.stock-projection." + key);
+      if (value == null) {
+        throw new IllegalStateException("application.yml sets no " + key + " for stock-projection");
+      }
+      settings.setProperty(key, value);
+    }
+    return settings;
+  }
+
+  /**
+   * Replays the no-op processor from the start until every segment has reached the head; seconds.
+   * It is stopped again afterwards, so that it does not compete with the real replay.
+   */
+  private static double noOpReplay(
+      EventProcessingConfiguration processing, String url, String user, String password)
+      throws Exception {
+    long head;
+    try (Connection connection = DriverManager.getConnection(url, user, password);
+        Statement statement = connection.createStatement();
+        ResultSet max =
+            statement.executeQuery("select max(global_index) from domain_event_entry")) {
+      max.next();
+      head = max.getLong(1);
+    }
+    StreamingEventProcessor processor =
+        processing.eventProcessor(NoOpProjection.NAME, StreamingEventProcessor.class).orElseThrow();
+    int segments = Integer.parseInt(projectionSettings().getProperty("initial-segment-count"));
+    processor.resetTokens();
+    long started = System.nanoTime();
+    processor.start();
+    while (true) {
+      Thread.sleep(100);
+      var statuses = processor.processingStatus().values();
+      if (statuses.size() == segments
+          && statuses.stream().allMatch(status -> status.getCurrentPosition().orElse(-1) >= head)) {
+        break;
+      }
+    }
+    double seconds = (System.nanoTime() - started) / 1e9;
+    processor.shutDown();
+    return seconds;
+  }
+
+  /**
+   * Handles every event and does nothing with it: registered as a source of the benchmark's
+   * application only (not a component, so no test context picks it up).
+   */
+  @ProcessingGroup(NoOpProjection.NAME)
+  static class NoOpProjection {
+
+    static final String NAME = "bench-noop";
+
+    @EventHandler
+    void on(Object payload) {
+      if (payload == null) {
+        throw new IllegalStateException("An event without a payload");
+      }
+    }
   }
 
   /** Rows as Axon's JPA storage engine writes them (Jackson payloads, ISO timestamps). */
