@@ -25,6 +25,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.axonframework.eventhandling.GenericDomainEventMessage;
 import org.axonframework.eventsourcing.eventstore.EventStore;
+import org.axonframework.messaging.unitofwork.DefaultUnitOfWork;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -168,6 +169,42 @@ class StockProjectionIntegrationTest {
     JsonNode stock = get("/api/stock/" + sku).getBody();
     assertThat(stock.get("reserved").asLong()).isEqualTo(2);
     assertThat(stock.get("available").asLong()).isEqualTo(8);
+  }
+
+  @Test
+  void aBatchHoldingARedeliveredEventCountsEachEventOnce() {
+    String sku = "batch-" + run;
+    append(sku, new SkuRegistered(sku, 10, null));
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(() -> get("/api/stock/" + sku).getStatusCode().value() == 200);
+    Instant now = Instant.now();
+    StockReserved first =
+        new StockReserved("P-" + run, "u-1", List.of(new ReservationLine(sku, 2)), now, now, 1, 1);
+    StockReserved second =
+        new StockReserved("Q-" + run, "u-2", List.of(new ReservationLine(sku, 3)), now, now, 2, 1);
+    GenericDomainEventMessage<StockReserved> firstMessage =
+        new GenericDomainEventMessage<>("Reservation", "P-" + run, 0, first);
+    GenericDomainEventMessage<StockReserved> secondMessage =
+        new GenericDomainEventMessage<>("Reservation", "Q-" + run, 0, second);
+    transaction.executeWithoutResult(status -> projection.on(first, firstMessage, null));
+
+    // One batch, as a processor runs it: the first event again, then a new one. The batch's
+    // ledger rows are written in one statement, which the redelivered row makes fail; the rows
+    // are then written one by one and only the new one counts.
+    transaction.executeWithoutResult(
+        status ->
+            DefaultUnitOfWork.startAndGet(firstMessage)
+                .execute(
+                    () -> {
+                      projection.on(first, firstMessage, null);
+                      projection.on(second, secondMessage, null);
+                    }));
+
+    JsonNode stock = get("/api/stock/" + sku).getBody();
+    assertThat(stock.get("reserved").asLong()).isEqualTo(5);
+    assertThat(stock.get("available").asLong()).isEqualTo(5);
+    assertThat(audit(sku, null).get("totalEntries").asLong()).isEqualTo(3);
   }
 
   @Test

@@ -1,0 +1,159 @@
+package io.stockade.query.stock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.groups.Tuple.tuple;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.ArgumentMatchers.eq;
+import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.times;
+import static org.mockito.Mockito.verify;
+import static org.mockito.Mockito.verifyNoMoreInteractions;
+
+import io.stockade.api.reservation.ReservationLine;
+import io.stockade.api.reservation.StockConfirmed;
+import io.stockade.api.reservation.StockReleased;
+import io.stockade.api.reservation.StockReserved;
+import io.stockade.api.sku.SkuRegistered;
+import io.stockade.api.sku.StockReplenished;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.axonframework.eventhandling.EventMessage;
+import org.axonframework.eventhandling.GenericDomainEventMessage;
+import org.axonframework.eventhandling.GlobalSequenceTrackingToken;
+import org.junit.jupiter.api.Test;
+import org.mockito.ArgumentCaptor;
+
+/**
+ * The stock projection alone: what each event changes of which SKU, with the read model's tables
+ * replaced by a mock (their SQL is covered by {@code StockProjectionIntegrationTest}).
+ */
+class StockProjectionTest {
+
+  private static final Instant AT = Instant.parse("2026-11-30T10:00:00Z");
+
+  private final StockLevels levels = mock(StockLevels.class);
+  private final StockProjection projection = new StockProjection(levels);
+
+  @Test
+  void aRegistrationAddsItsInitialStockAndLimit() {
+    SkuRegistered event = new SkuRegistered("sku-1", 500, 2);
+
+    projection.on(event, message("sku-1", event), new GlobalSequenceTrackingToken(7));
+
+    ArgumentCaptor<StockLevels.Change> change = ArgumentCaptor.forClass(StockLevels.Change.class);
+    verify(levels).register(change.capture(), eq(2));
+    assertThat(change.getValue())
+        .returns("sku-1", StockLevels.Change::skuId)
+        .returns(7L, StockLevels.Change::globalIndex)
+        .returns(AT, StockLevels.Change::occurredAt)
+        .returns("SkuRegistered", StockLevels.Change::eventType)
+        .returns("sku-1", StockLevels.Change::reference)
+        .returns(500L, StockLevels.Change::total)
+        .returns(0L, StockLevels.Change::reserved)
+        .returns(0L, StockLevels.Change::sold);
+    verifyNoMoreInteractions(levels);
+  }
+
+  @Test
+  void aReplenishmentAddsToTheTotalUnderItsOwnId() {
+    StockReplenished event = new StockReplenished("sku-1", "R-9", 40);
+
+    projection.on(event, message("sku-1", event), new GlobalSequenceTrackingToken(8));
+
+    assertThat(single())
+        .returns("R-9", StockLevels.Change::reference)
+        .returns(40L, StockLevels.Change::total)
+        .returns(0L, StockLevels.Change::reserved)
+        .returns(0L, StockLevels.Change::sold);
+  }
+
+  @Test
+  void aReservationReservesEveryLineOfItsSku() {
+    StockReserved event =
+        new StockReserved(
+            "O-1",
+            "u-1",
+            List.of(new ReservationLine("a", 2), new ReservationLine("b", 1)),
+            AT,
+            AT.plusSeconds(900),
+            1,
+            1);
+    EventMessage<?> message = message("O-1", event);
+
+    projection.on(event, message, new GlobalSequenceTrackingToken(9));
+
+    List<StockLevels.Change> changes = all(2);
+    assertThat(changes)
+        .extracting(
+            StockLevels.Change::skuId,
+            StockLevels.Change::reserved,
+            StockLevels.Change::total,
+            StockLevels.Change::sold,
+            StockLevels.Change::reference,
+            StockLevels.Change::eventId)
+        .containsExactly(
+            tuple("a", 2L, 0L, 0L, "O-1", message.getIdentifier()),
+            tuple("b", 1L, 0L, 0L, "O-1", message.getIdentifier()));
+  }
+
+  @Test
+  void aConfirmationTurnsReservedUnitsIntoSoldOnes() {
+    StockConfirmed event =
+        new StockConfirmed("O-1", "u-1", List.of(new ReservationLine("a", 3)), AT);
+
+    projection.on(event, message("O-1", event), new GlobalSequenceTrackingToken(10));
+
+    assertThat(single())
+        .returns(-3L, StockLevels.Change::reserved)
+        .returns(3L, StockLevels.Change::sold)
+        .returns(0L, StockLevels.Change::total)
+        .returns("StockConfirmed", StockLevels.Change::eventType);
+  }
+
+  @Test
+  void aReleaseMakesReservedUnitsAvailableAgain() {
+    StockReleased event =
+        new StockReleased("O-1", "u-1", List.of(new ReservationLine("a", 3)), "EXPIRED", AT);
+
+    projection.on(event, message("O-1", event), new GlobalSequenceTrackingToken(11));
+
+    assertThat(single())
+        .returns(-3L, StockLevels.Change::reserved)
+        .returns(0L, StockLevels.Change::sold)
+        .returns(0L, StockLevels.Change::total);
+  }
+
+  @Test
+  void anEventHandledOutsideAStreamHasNoGlobalIndex() {
+    StockReplenished event = new StockReplenished("sku-1", "R-1", 1);
+
+    projection.on(event, message("sku-1", event), null);
+
+    assertThat(single().globalIndex()).isEqualTo(-1);
+  }
+
+  @Test
+  void aResetEmptiesTheReadModel() {
+    projection.reset();
+
+    verify(levels).clear();
+  }
+
+  private StockLevels.Change single() {
+    return all(1).get(0);
+  }
+
+  private List<StockLevels.Change> all(int count) {
+    ArgumentCaptor<StockLevels.Change> change = ArgumentCaptor.forClass(StockLevels.Change.class);
+    verify(levels, times(count)).apply(change.capture());
+    verify(levels, times(0)).register(any(), any());
+    return change.getAllValues();
+  }
+
+  private static <T> EventMessage<T> message(String aggregateId, T payload) {
+    return new GenericDomainEventMessage<>(
+        "Aggregate", aggregateId, 0, payload, Map.of(), UUID.randomUUID().toString(), AT);
+  }
+}
