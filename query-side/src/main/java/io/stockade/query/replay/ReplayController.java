@@ -11,7 +11,10 @@ import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
 
-/** Starts a rebuild of the read models from the event stream, and reports its progress. */
+/**
+ * Starts a rebuild of the read models from the event stream, and reports its progress: on any
+ * instance, whichever one it was requested on.
+ */
 @RestController
 @RequestMapping("/api/replays")
 class ReplayController {
@@ -37,14 +40,6 @@ class ReplayController {
                         "A replay is running",
                         "The read models are being rebuilt already; follow the running replay.",
                         Map.of()));
-    if ("FAILED".equals(replay.status())) {
-      throw new ProblemException(
-          HttpStatus.INTERNAL_SERVER_ERROR,
-          "replay-failed",
-          "The replay could not start",
-          String.valueOf(replay.failure()),
-          Map.of("replayId", replay.replayId()));
-    }
     return ResponseEntity.accepted().body(new Started(replay.replayId()));
   }
 
@@ -58,7 +53,7 @@ class ReplayController {
                     HttpStatus.NOT_FOUND,
                     "unknown-replay",
                     "Unknown replay",
-                    "No replay " + replayId + " is known to this instance.",
+                    "No replay " + replayId + " is known.",
                     Map.of("replayId", replayId)));
   }
 }

@@ -1,35 +1,27 @@
 package io.stockade.query.replay;
 
-import java.time.Clock;
 import java.time.Instant;
-import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.UUID;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
-import org.axonframework.config.EventProcessingConfiguration;
-import org.axonframework.eventhandling.EventTrackerStatus;
-import org.axonframework.eventhandling.StreamingEventProcessor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.beans.factory.DisposableBean;
-import org.springframework.beans.factory.annotation.Value;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
 
 /**
- * Rebuilds every read model from the event stream: each projection's processor is shut down, its
- * tokens reset (its {@code @ResetHandler} empties its tables) and started again, and replays the
- * stream from the first event. Progress is the processors' position against the head of the event
- * store when the replay began. While a replay runs, the read model's endpoints answer 503.
- *
- * <p>One query-side instance: a processor's tokens can only be reset while no instance holds them.
+ * Rebuilds every read model from the event stream, on every query-side instance that shares the
+ * database. A replay is a row of {@code read_model_replay} that each instance follows ({@link
+ * ReplayFollower}): REQUESTED, every instance shuts its projections' processors down; the instance
+ * that owns the replay resets the tokens (each projection's {@code @ResetHandler} empties its
+ * tables) once no other instance claims a segment, and the replay is RUNNING; every instance starts
+ * its processors again, and they replay the stream from the first event. It is DONE once every
+ * segment of every projection, read from the shared token store, has reached the head of the event
+ * store when the replay was requested. While a replay is REQUESTED or RUNNING, the read model's
+ * endpoints answer 503 on every instance.
  */
 @Component
-public class Replays implements DisposableBean {
+public class Replays {
 
   /** What a replay looks like from outside. */
   public record Replay(
@@ -38,168 +30,132 @@ public class Replays implements DisposableBean {
       long processed,
       long total,
       int percent,
+      Instant requestedAt,
       Instant startedAt,
       Instant finishedAt,
       String failure) {}
 
-  private record Run(String id, long head, Instant startedAt) {}
-
   private static final Logger log = LoggerFactory.getLogger(Replays.class);
 
-  private final EventProcessingConfiguration processing;
+  private final ReplayRecords records;
+  private final TokenEntries tokens;
+  private final ProjectionProcessors processors;
   private final JdbcTemplate jdbc;
-  private final List<String> projections;
-  private final Clock clock = Clock.systemUTC();
-  private final ScheduledExecutorService watcher =
-      Executors.newSingleThreadScheduledExecutor(
-          runnable -> {
-            Thread thread = new Thread(runnable, "replay-watcher");
-            thread.setDaemon(true);
-            return thread;
-          });
-  private final AtomicReference<Run> running = new AtomicReference<>();
-  private volatile Replay last;
+  private final QueryNode node;
+  private final ReplaySettings settings;
+  private volatile ReplayRecords.Row current;
+  private volatile long readAt = Long.MIN_VALUE;
 
   Replays(
-      EventProcessingConfiguration processing,
+      ReplayRecords records,
+      TokenEntries tokens,
+      ProjectionProcessors processors,
       JdbcTemplate jdbc,
-      @Value("${stockade.replay.processors:stock-projection,reservation-projection}")
-          List<String> projections) {
-    this.processing = processing;
+      QueryNode node,
+      ReplaySettings settings) {
+    this.records = records;
+    this.tokens = tokens;
+    this.processors = processors;
     this.jdbc = jdbc;
-    this.projections = List.copyOf(projections);
-  }
-
-  /** Whether the read models are being rebuilt: their endpoints then answer 503. */
-  public boolean running() {
-    return running.get() != null;
+    this.node = node;
+    this.settings = settings;
   }
 
   /**
-   * Starts a replay of every projection.
+   * Whether the read models are being rebuilt, by this instance or another: their endpoints then
+   * answer 503. The shared state is read again once it is older than the poll interval.
+   */
+  public boolean running() {
+    if (System.nanoTime() - readAt > settings.pollInterval().toNanos()) {
+      refresh();
+    }
+    return current != null;
+  }
+
+  /**
+   * Requests a replay of every projection, owned by this instance; the followers of every instance
+   * carry it out.
    *
-   * @return empty when one is running already
+   * @return empty when one is in progress already
    */
   synchronized Optional<Replay> start() {
-    if (running.get() != null) {
-      return Optional.empty();
-    }
     long head =
         jdbc.queryForObject(
             "select coalesce(max(global_index), 0) from domain_event_entry", Long.class);
-    Run run = new Run(UUID.randomUUID().toString(), head, clock.instant());
-    running.set(run);
-    try {
-      for (String name : projections) {
-        StreamingEventProcessor processor = processor(name);
-        processor.shutDown();
-        processor.resetTokens();
-        processor.start();
-      }
-    } catch (RuntimeException e) {
-      log.error("Replay {} failed to start", run.id(), e);
-      last = finished(run, "FAILED", String.valueOf(e.getMessage()));
-      running.set(null);
-      projections.forEach(name -> processor(name).start());
-      return Optional.of(last);
+    String id = UUID.randomUUID().toString();
+    if (!records.request(id, head, node.name(), settings.lease(), settings.resetTimeout())) {
+      return Optional.empty();
     }
-    log.info("Replay {} started: read models rebuilt up to global index {}", run.id(), head);
-    last = progress(run);
-    watcher.schedule(() -> watch(run), 200, TimeUnit.MILLISECONDS);
-    return Optional.of(last);
+    log.info("Replay {} requested: read models rebuilt up to global index {}", id, head);
+    refresh();
+    return find(id);
   }
 
-  /** The replay with this id: the one running, or the last one. */
+  /** The replay with this id, requested on any instance; its progress now. */
   Optional<Replay> find(String replayId) {
-    Run run = running.get();
-    if (run != null && run.id().equals(replayId)) {
-      return Optional.of(observe(run));
-    }
-    Replay done = last;
-    return done != null && done.replayId().equals(replayId) ? Optional.of(done) : Optional.empty();
+    return records.find(replayId).map(this::observe);
   }
 
-  /** The replay's progress now; once DONE, the read models are served again. */
-  private synchronized Replay observe(Run run) {
-    if (running.get() != run) {
-      return last;
-    }
-    Replay now = progress(run);
-    last = now;
-    if (now.status().equals("DONE")) {
-      running.compareAndSet(run, null);
-      log.info("Replay {} done: {} of {}", run.id(), now.processed(), now.total());
-    }
-    return now;
+  /** The replay in progress as the database has it now, kept for {@link #running()}. */
+  synchronized Optional<ReplayRecords.Row> refresh() {
+    current = records.inProgress().orElse(null);
+    readAt = System.nanoTime();
+    return Optional.ofNullable(current);
   }
 
-  private void watch(Run run) {
-    try {
-      if (observe(run).status().equals("DONE")) {
-        return;
-      }
-    } catch (RuntimeException e) {
-      log.warn("Replay {}: progress unknown for now", run.id(), e);
+  /** Ends a replay that could not reset the tokens; every instance starts its processors again. */
+  void fail(ReplayRecords.Row replay, String failure) {
+    if (records.finish(replay.id(), "REQUESTED", "FAILED", failure)) {
+      log.error("Replay {} failed: {}", replay.id(), failure);
     }
-    if (!watcher.isShutdown()) {
-      watcher.schedule(() -> watch(run), 200, TimeUnit.MILLISECONDS);
-    }
+    refresh();
+  }
+
+  private Replay observe(ReplayRecords.Row replay) {
+    return switch (replay.status()) {
+      case "REQUESTED" -> view(replay, "RUNNING", 0, null);
+      case "RUNNING" -> progress(replay);
+      case "DONE" -> view(replay, "DONE", replay.head(), replay.finishedAt());
+      default -> view(replay, replay.status(), 0, replay.finishedAt());
+    };
   }
 
   /**
-   * DONE once every segment of every projection has reached the head the replay began at. (Axon
-   * reports a segment as replaying until it handles an event past that head, which an idle stream
-   * never brings: positions decide.)
+   * DONE once every segment of every projection has reached the head the replay began at, and
+   * recorded as such by whichever instance sees it first. (Axon reports a segment as replaying
+   * until it handles an event past that head, which an idle stream never brings: positions decide.)
    */
-  private Replay progress(Run run) {
-    long processed = Long.MAX_VALUE;
-    boolean claimed = true;
-    for (String name : projections) {
-      StreamingEventProcessor processor = processor(name);
-      var statuses = processor.processingStatus().values();
-      if (statuses.isEmpty() || statuses.size() < segments(name)) {
-        claimed = false;
-      }
-      for (EventTrackerStatus status : statuses) {
-        OptionalLong position = status.getCurrentPosition();
-        processed = Math.min(processed, position.isPresent() ? position.getAsLong() : 0);
-      }
+  private Replay progress(ReplayRecords.Row replay) {
+    OptionalLong lowest = tokens.lowestPosition(processors.names());
+    long processed = Math.min(lowest.orElse(0), replay.head());
+    if (lowest.isEmpty() || processed < replay.head()) {
+      return view(replay, "RUNNING", processed, null);
     }
-    if (processed == Long.MAX_VALUE) {
-      processed = 0;
+    if (records.finish(replay.id(), "RUNNING", "DONE", null)) {
+      log.info("Replay {} done: {} of {}", replay.id(), processed, replay.head());
     }
-    processed = Math.min(processed, run.head());
-    boolean done = claimed && processed >= run.head();
-    int percent = run.head() == 0 ? 100 : (int) (processed * 100 / run.head());
+    refresh();
+    return records.find(replay.id()).map(this::observe).orElseThrow();
+  }
+
+  private static Replay view(
+      ReplayRecords.Row replay, String status, long processed, Instant finishedAt) {
+    int percent =
+        switch (status) {
+          case "DONE" -> 100;
+          case "RUNNING" ->
+              replay.head() == 0 ? 99 : (int) Math.min(processed * 100 / replay.head(), 99);
+          default -> 0;
+        };
     return new Replay(
-        run.id(),
-        done ? "DONE" : "RUNNING",
+        replay.id(),
+        status,
         processed,
-        run.head(),
-        done ? 100 : Math.min(percent, 99),
-        run.startedAt(),
-        done ? clock.instant() : null,
-        null);
-  }
-
-  private int segments(String processorName) {
-    return jdbc.queryForObject(
-        "select count(*) from token_entry where processor_name = ?", Integer.class, processorName);
-  }
-
-  private Replay finished(Run run, String status, String failure) {
-    return new Replay(
-        run.id(), status, 0, run.head(), 0, run.startedAt(), clock.instant(), failure);
-  }
-
-  private StreamingEventProcessor processor(String name) {
-    return processing
-        .eventProcessor(name, StreamingEventProcessor.class)
-        .orElseThrow(() -> new IllegalStateException("No streaming processor " + name));
-  }
-
-  @Override
-  public void destroy() {
-    watcher.shutdownNow();
+        replay.head(),
+        percent,
+        replay.requestedAt(),
+        replay.startedAt(),
+        finishedAt,
+        replay.failure());
   }
 }

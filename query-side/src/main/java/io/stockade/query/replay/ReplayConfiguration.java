@@ -1,0 +1,47 @@
+package io.stockade.query.replay;
+
+import java.time.Duration;
+import org.axonframework.common.jpa.EntityManagerProvider;
+import org.axonframework.eventhandling.tokenstore.TokenStore;
+import org.axonframework.eventhandling.tokenstore.jpa.JpaTokenStore;
+import org.axonframework.serialization.Serializer;
+import org.axonframework.springboot.TokenStoreProperties;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * The replay's settings, this instance's name, and Axon's JPA token store as auto-configured but
+ * owned by that name rather than the JVM's: a replay resets the tokens only once no other instance
+ * claims them.
+ */
+@Configuration(proxyBeanMethods = false)
+class ReplayConfiguration {
+
+  @Bean
+  ReplaySettings replaySettings(
+      @Value("${stockade.replay.poll-interval:500ms}") Duration pollInterval,
+      @Value("${stockade.replay.lease:5s}") Duration lease,
+      @Value("${stockade.replay.reset-timeout:30s}") Duration resetTimeout) {
+    return new ReplaySettings(pollInterval, lease, resetTimeout);
+  }
+
+  @Bean
+  QueryNode queryNode() {
+    return QueryNode.unique();
+  }
+
+  @Bean
+  TokenStore tokenStore(
+      EntityManagerProvider entityManagerProvider,
+      Serializer serializer,
+      TokenStoreProperties properties,
+      QueryNode node) {
+    return JpaTokenStore.builder()
+        .entityManagerProvider(entityManagerProvider)
+        .serializer(serializer)
+        .claimTimeout(properties.getClaimTimeout())
+        .nodeId(node.name())
+        .build();
+  }
+}

@@ -1,0 +1,173 @@
+package io.stockade.query.replay;
+
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.util.Optional;
+import org.springframework.dao.DuplicateKeyException;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.stereotype.Component;
+
+/**
+ * The table {@code read_model_replay}: the replay every query-side instance follows. Every change
+ * is one conditional UPDATE, so instances racing for the same step agree on who made it; times come
+ * from the database's clock, the one clock every instance shares.
+ */
+@Component
+class ReplayRecords {
+
+  /** A replay as stored. */
+  record Row(
+      String id,
+      String status,
+      long head,
+      Instant requestedAt,
+      Instant startedAt,
+      Instant finishedAt,
+      String failure,
+      String owner,
+      boolean leaseExpired,
+      boolean resetOverdue,
+      Duration age) {
+
+    boolean inProgress() {
+      return status.equals("REQUESTED") || status.equals("RUNNING");
+    }
+  }
+
+  private static final String COLUMNS =
+      "id, status, head, requested_at, started_at, finished_at, failure, owner,"
+          + " lease_until < utc_timestamp(6) as lease_expired,"
+          + " reset_deadline < utc_timestamp(6) as reset_overdue,"
+          + " timestampdiff(microsecond, requested_at, utc_timestamp(6)) as age_micros";
+
+  private final JdbcTemplate jdbc;
+
+  ReplayRecords(JdbcTemplate jdbc) {
+    this.jdbc = jdbc;
+  }
+
+  /**
+   * Records a new replay, REQUESTED, owned by {@code owner}.
+   *
+   * @return false when another replay is in progress
+   */
+  boolean request(String id, long head, String owner, Duration lease, Duration resetTimeout) {
+    try {
+      jdbc.update(
+          "insert into read_model_replay (id, status, head, requested_at, owner, lease_until,"
+              + " reset_deadline, in_progress) values (?, 'REQUESTED', ?, utc_timestamp(6), ?,"
+              + " timestampadd(microsecond, ?, utc_timestamp(6)),"
+              + " timestampadd(microsecond, ?, utc_timestamp(6)), 1)",
+          id,
+          head,
+          owner,
+          micros(lease),
+          micros(resetTimeout));
+      return true;
+    } catch (DuplicateKeyException inProgress) {
+      return false;
+    }
+  }
+
+  /** The replay in progress (REQUESTED or RUNNING), if any. */
+  Optional<Row> inProgress() {
+    return jdbc
+        .query("select " + COLUMNS + " from read_model_replay where in_progress = 1", this::row)
+        .stream()
+        .findFirst();
+  }
+
+  Optional<Row> find(String id) {
+    return jdbc
+        .query("select " + COLUMNS + " from read_model_replay where id = ?", this::row, id)
+        .stream()
+        .findFirst();
+  }
+
+  /** The owner's heartbeat: keeps the others from taking its replay over for {@code lease}. */
+  void heartbeat(String id, String owner, Duration lease) {
+    jdbc.update(
+        "update read_model_replay set lease_until = timestampadd(microsecond, ?, utc_timestamp(6))"
+            + " where id = ? and owner = ? and in_progress = 1",
+        micros(lease),
+        id,
+        owner);
+  }
+
+  /**
+   * Takes over a REQUESTED replay whose owner stopped beating, with a fresh reset deadline.
+   *
+   * @return whether {@code owner} now owns it
+   */
+  boolean takeOver(String id, String owner, Duration lease, Duration resetTimeout) {
+    return jdbc.update(
+            "update read_model_replay set owner = ?,"
+                + " lease_until = timestampadd(microsecond, ?, utc_timestamp(6)),"
+                + " reset_deadline = timestampadd(microsecond, ?, utc_timestamp(6))"
+                + " where id = ? and status = 'REQUESTED' and lease_until < utc_timestamp(6)",
+            owner,
+            micros(lease),
+            micros(resetTimeout),
+            id)
+        == 1;
+  }
+
+  /** The tokens are reset: the processors rebuild. */
+  boolean running(String id, String owner) {
+    return jdbc.update(
+            "update read_model_replay set status = 'RUNNING', started_at = utc_timestamp(6)"
+                + " where id = ? and owner = ? and status = 'REQUESTED'",
+            id,
+            owner)
+        == 1;
+  }
+
+  /**
+   * Ends a replay that is in status {@code from}.
+   *
+   * @return whether this call ended it
+   */
+  boolean finish(String id, String from, String status, String failure) {
+    return jdbc.update(
+            "update read_model_replay set status = ?, failure = ?,"
+                + " finished_at = utc_timestamp(6), in_progress = null"
+                + " where id = ? and status = ?",
+            status,
+            failure == null ? null : abbreviate(failure),
+            id,
+            from)
+        == 1;
+  }
+
+  private Row row(ResultSet rs, int rowNum) throws SQLException {
+    return new Row(
+        rs.getString("id"),
+        rs.getString("status"),
+        rs.getLong("head"),
+        instant(rs, "requested_at"),
+        instant(rs, "started_at"),
+        instant(rs, "finished_at"),
+        rs.getString("failure"),
+        rs.getString("owner"),
+        rs.getBoolean("lease_expired"),
+        rs.getBoolean("reset_overdue"),
+        Duration.ofNanos(rs.getLong("age_micros") * 1000));
+  }
+
+  private static Instant instant(ResultSet rs, String column) throws SQLException {
+    LocalDateTime utc = rs.getObject(column, LocalDateTime.class);
+    return utc == null ? null : utc.toInstant(ZoneOffset.UTC);
+  }
+
+  private static long micros(Duration duration) {
+    return duration.toNanos() / 1000;
+  }
+
+  private static String abbreviate(String failure) {
+    return failure.length() <= 1000 ? failure : failure.substring(0, 997) + "...";
+  }
+}

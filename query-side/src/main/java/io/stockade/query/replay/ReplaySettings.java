@@ -1,0 +1,14 @@
+package io.stockade.query.replay;
+
+import java.time.Duration;
+
+/**
+ * How the instances coordinate a replay.
+ *
+ * @param pollInterval how often each instance reads the shared state, and the longest it answers
+ *     from what it read
+ * @param lease how long a replay's owner holds the others off after its last heartbeat
+ * @param resetTimeout how long the owner tries to reset the tokens while another instance still
+ *     claims a segment, before the replay fails
+ */
+record ReplaySettings(Duration pollInterval, Duration lease, Duration resetTimeout) {}
