@@ -1,6 +1,7 @@
 package io.stockade.query.replay;
 
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.UUID;
@@ -112,6 +113,13 @@ public class Replays {
   }
 
   private Replay observe(ReplayRecords.Row replay) {
+    ReplayRecords.Row cached = current;
+    if (cached != null
+        && cached.id().equals(replay.id())
+        && !List.of("REQUESTED", "RUNNING").contains(replay.status())) {
+      // Seen ended here first: serve the read models again now, not after the poll interval.
+      refresh();
+    }
     return switch (replay.status()) {
       case "REQUESTED" -> view(replay, "RUNNING", 0, null);
       case "RUNNING" -> progress(replay);
