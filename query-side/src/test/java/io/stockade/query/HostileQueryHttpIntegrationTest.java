@@ -78,15 +78,20 @@ class HostileQueryHttpIntegrationTest {
             now.plusSeconds(900),
             1,
             1));
+    // Both events applied, in whichever order the projections' segments took them.
     await()
         .atMost(Duration.ofSeconds(30))
         .until(
             () ->
-                count("select count(*) from stock_level where sku_id = ? and reserved = 2", sku)
+                count(
+                            "select count(*) from stock_level where sku_id = ?"
+                                + " and total = 10 and reserved = 2 and registered_at is not null",
+                            sku)
+                        + count("select count(*) from stock_ledger where sku_id = ?", sku)
                         + count(
                             "select count(*) from reservation_view where reservation_id = ?",
                             "O-" + run)
-                    == 2);
+                    == 4);
   }
 
   static Stream<Arguments> hostileRequests() {
