@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.TypeMismatchException;
 import org.springframework.context.MessageSourceResolvable;
 import org.springframework.context.support.DefaultMessageSourceResolvable;
 import org.springframework.http.HttpHeaders;
@@ -16,6 +17,7 @@ import org.springframework.http.ResponseEntity;
 import org.springframework.http.converter.HttpMessageNotReadableException;
 import org.springframework.validation.FieldError;
 import org.springframework.web.bind.MethodArgumentNotValidException;
+import org.springframework.web.bind.MissingServletRequestParameterException;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
 import org.springframework.web.context.request.WebRequest;
@@ -123,20 +125,50 @@ public class ProblemResponses extends ResponseEntityExceptionHandler {
       HttpHeaders headers,
       HttpStatusCode status,
       WebRequest request) {
+    for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
+      if (cause instanceof RequestBodyLimit.TooLarge tooLarge) {
+        return new ResponseEntity<>(
+            handle(tooLarge.problem()).getBody(), HttpStatus.CONTENT_TOO_LARGE);
+      }
+    }
     return invalid(
         List.of(new FieldProblem("body", "is missing or is not valid JSON of the expected shape")));
   }
 
   @Override
+  protected ResponseEntity<Object> handleMissingServletRequestParameter(
+      MissingServletRequestParameterException ex,
+      HttpHeaders headers,
+      HttpStatusCode status,
+      WebRequest request) {
+    return invalid(List.of(new FieldProblem(ex.getParameterName(), "is missing")));
+  }
+
+  @Override
+  protected ResponseEntity<Object> handleTypeMismatch(
+      TypeMismatchException ex, HttpHeaders headers, HttpStatusCode status, WebRequest request) {
+    String type =
+        ex.getRequiredType() == null
+            ? "of another type"
+            : "a " + ex.getRequiredType().getSimpleName();
+    return invalid(
+        List.of(new FieldProblem(String.valueOf(ex.getPropertyName()), "must be " + type)));
+  }
+
+  @Override
   protected ResponseEntity<Object> handleExceptionInternal(
       Exception ex, Object body, HttpHeaders headers, HttpStatusCode status, WebRequest request) {
-    // Spring's own errors (405, 406, 415, 404 of unknown paths...) get a code as well.
-    if (body instanceof ProblemDetail detail
-        && detail.getType().equals(URI.create("about:blank"))) {
+    ResponseEntity<Object> response =
+        super.handleExceptionInternal(ex, body, headers, status, request);
+    // Spring's own errors (405, 406, 415, 404 of unknown paths...) get a code as well: their
+    // title's. Spring builds their body in the call above, without a type.
+    if (response != null
+        && response.getBody() instanceof ProblemDetail detail
+        && (detail.getType() == null || detail.getType().equals(URI.create("about:blank")))) {
       String title = detail.getTitle() == null ? "error" : detail.getTitle();
       detail.setType(URI.create(TYPE_PREFIX + title.toLowerCase().replaceAll("[^a-z0-9]+", "-")));
     }
-    return super.handleExceptionInternal(ex, body, headers, status, request);
+    return response;
   }
 
   private ResponseEntity<Object> invalid(List<FieldProblem> errors) {
