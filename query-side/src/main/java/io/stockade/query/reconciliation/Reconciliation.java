@@ -23,6 +23,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
@@ -108,7 +109,15 @@ class Reconciliation {
   }
 
   /** Runs a check now. One at a time: the differences remembered belong to one sequence. */
-  synchronized ReconciliationReport check() {
+  ReconciliationReport check() {
+    return check(mismatch -> true);
+  }
+
+  /**
+   * Runs a check now, listing only the reservation mismatches that pass the filter (the cap on
+   * listed mismatches applies after it; the summary counts the filtered ones).
+   */
+  synchronized ReconciliationReport check(Predicate<ReservationMismatch> listing) {
     Instant now = clock.instant();
     // Redis first, then the events: every gate update follows its event, so an event the gate
     // reflects has been stored before the gate was read, and is folded.
@@ -144,7 +153,9 @@ class Reconciliation {
     gauges.forEach((status, value) -> value.set(counts.getOrDefault(status, 0)));
 
     List<ReservationMismatch> mismatches =
-        gate == null ? List.of() : reservationMismatches(gate, now);
+        gate == null
+            ? List.of()
+            : reservationMismatches(gate, now).stream().filter(listing).toList();
     List<ReservationMismatch> listed =
         mismatches.size() > MISMATCHES_LISTED
             ? mismatches.subList(0, MISMATCHES_LISTED)

@@ -29,7 +29,8 @@ class ReconciliationController {
   /** The same check, narrowed to one SKU and the reservation mismatches naming it. */
   @GetMapping("/skus/{skuId}")
   ReconciliationReport sku(@PathVariable @Identifier String skuId) {
-    ReconciliationReport report = reconciliation.check();
+    ReconciliationReport report =
+        reconciliation.check(mismatch -> mismatch.skuIds().contains(skuId));
     List<ReconciliationReport.Sku> skus =
         report.skus().stream().filter(sku -> sku.skuId().equals(skuId)).toList();
     if (skus.isEmpty()) {
@@ -42,10 +43,7 @@ class ReconciliationController {
               + " is neither in the gate, nor in the event store, nor in the read model.",
           Map.of("skuId", skuId));
     }
-    List<ReconciliationReport.ReservationMismatch> mismatches =
-        report.reservationMismatches().stream()
-            .filter(mismatch -> mismatch.skuIds().contains(skuId))
-            .toList();
+    List<ReconciliationReport.ReservationMismatch> mismatches = report.reservationMismatches();
     String status = skus.get(0).status();
     return new ReconciliationReport(
         report.generatedAt(),
@@ -58,7 +56,7 @@ class ReconciliationController {
             ReconciliationReport.CONSISTENT.equals(status) ? 1 : 0,
             ReconciliationReport.IN_FLIGHT.equals(status) ? 1 : 0,
             ReconciliationReport.DRIFT.equals(status) ? 1 : 0,
-            mismatches.size(),
+            report.summary().reservationMismatches(),
             mismatches.size()));
   }
 }
