@@ -158,11 +158,17 @@ public final class ReplayThroughput {
 
   /** Events in the event table: counted, as the global index has gaps (batched inserts). */
   private static long count(String url, String user, String password) throws SQLException {
+    return scalar(url, user, password, "select count(*) from domain_event_entry");
+  }
+
+  /** The one number a query answers. */
+  private static long scalar(String url, String user, String password, String sql)
+      throws SQLException {
     try (Connection connection = DriverManager.getConnection(url, user, password);
         Statement statement = connection.createStatement();
-        ResultSet count = statement.executeQuery("select count(*) from domain_event_entry")) {
-      count.next();
-      return count.getLong(1);
+        ResultSet result = statement.executeQuery(sql)) {
+      result.next();
+      return result.getLong(1);
     }
   }
 
@@ -189,14 +195,7 @@ public final class ReplayThroughput {
   private static double noOpReplay(
       EventProcessingConfiguration processing, String url, String user, String password)
       throws Exception {
-    long head;
-    try (Connection connection = DriverManager.getConnection(url, user, password);
-        Statement statement = connection.createStatement();
-        ResultSet max =
-            statement.executeQuery("select max(global_index) from domain_event_entry")) {
-      max.next();
-      head = max.getLong(1);
-    }
+    long head = scalar(url, user, password, "select max(global_index) from domain_event_entry");
     StreamingEventProcessor processor =
         processing.eventProcessor(NoOpProjection.NAME, StreamingEventProcessor.class).orElseThrow();
     int segments = Integer.parseInt(projectionSettings().getProperty("initial-segment-count"));
@@ -266,12 +265,7 @@ public final class ReplayThroughput {
             id,
             0,
             "Reservation",
-            "{\"reservationId\":\""
-                + id
-                + "\",\"userId\":\""
-                + user
-                + "\",\"lines\":"
-                + lines
+            reservation(id, user, lines)
                 + ",\"reservedAt\":\""
                 + at
                 + "\",\"expiresAt\":\""
@@ -288,15 +282,7 @@ public final class ReplayThroughput {
               id,
               1,
               "Reservation",
-              "{\"reservationId\":\""
-                  + id
-                  + "\",\"userId\":\""
-                  + user
-                  + "\",\"lines\":"
-                  + lines
-                  + ",\"confirmedAt\":\""
-                  + at.plusMillis(1)
-                  + "\"}",
+              reservation(id, user, lines) + ",\"confirmedAt\":\"" + at.plusMillis(1) + "\"}",
               "io.stockade.api.reservation.StockConfirmed",
               at.plusMillis(1));
           written++;
@@ -306,12 +292,7 @@ public final class ReplayThroughput {
               id,
               1,
               "Reservation",
-              "{\"reservationId\":\""
-                  + id
-                  + "\",\"userId\":\""
-                  + user
-                  + "\",\"lines\":"
-                  + lines
+              reservation(id, user, lines)
                   + ",\"reason\":\"CANCELLED\",\"releasedAt\":\""
                   + at.plusMillis(1)
                   + "\"}",
@@ -348,6 +329,11 @@ public final class ReplayThroughput {
     insert.setString(7, payloadType);
     insert.setString(8, at.toString());
     insert.addBatch();
+  }
+
+  /** The members every reservation event's JSON begins with, up to its own ones. */
+  private static String reservation(String id, String user, String lines) {
+    return "{\"reservationId\":\"" + id + "\",\"userId\":\"" + user + "\",\"lines\":" + lines;
   }
 
   /** Reads every column of every row, in global-index order; rows per second. */

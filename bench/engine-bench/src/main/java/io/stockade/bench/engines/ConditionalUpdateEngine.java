@@ -1,6 +1,5 @@
 package io.stockade.bench.engines;
 
-import com.zaxxer.hikari.HikariDataSource;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 
@@ -8,14 +7,10 @@ import java.sql.PreparedStatement;
  * Engine (b): one conditional {@code UPDATE} in autocommit; the unit is admitted when it changed
  * the row. InnoDB still serialises every attempt on the row's lock, for the statement only.
  */
-final class ConditionalUpdateEngine implements Engine {
-
-  private final BenchDatabase database;
-  private final HikariDataSource pool;
+final class ConditionalUpdateEngine extends MariaDbEngine {
 
   ConditionalUpdateEngine(BenchDatabase database, int connections) throws InterruptedException {
-    this.database = database;
-    this.pool = database.pool("conditional-update", connections, true);
+    super(database, "conditional-update", connections, true);
   }
 
   @Override
@@ -26,11 +21,6 @@ final class ConditionalUpdateEngine implements Engine {
   @Override
   public String description() {
     return "MariaDB: UPDATE ... SET available = available - 1 WHERE ... AND available >= 1";
-  }
-
-  @Override
-  public void stock(String sku, long units) throws Exception {
-    database.stock(sku, units);
   }
 
   @Override
@@ -45,15 +35,5 @@ final class ConditionalUpdateEngine implements Engine {
       // The driver counts matched rows; a matched row always changes here (available drops).
       return update.executeUpdate() == 1;
     }
-  }
-
-  @Override
-  public long taken(String sku, long stocked) throws Exception {
-    return stocked - database.available(sku);
-  }
-
-  @Override
-  public void close() {
-    pool.close();
   }
 }

@@ -1,6 +1,5 @@
 package io.stockade.bench.engines;
 
-import com.zaxxer.hikari.HikariDataSource;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -10,14 +9,10 @@ import java.sql.ResultSet;
  * writes the new count with an {@code UPDATE} and commits. Every attempt, refusals too, waits for
  * the row lock.
  */
-final class SelectForUpdateEngine implements Engine {
-
-  private final BenchDatabase database;
-  private final HikariDataSource pool;
+final class SelectForUpdateEngine extends MariaDbEngine {
 
   SelectForUpdateEngine(BenchDatabase database, int connections) throws InterruptedException {
-    this.database = database;
-    this.pool = database.pool("select-for-update", connections, false);
+    super(database, "select-for-update", connections, false);
   }
 
   @Override
@@ -28,11 +23,6 @@ final class SelectForUpdateEngine implements Engine {
   @Override
   public String description() {
     return "MariaDB: SELECT available ... FOR UPDATE, then UPDATE, one transaction";
-  }
-
-  @Override
-  public void stock(String sku, long units) throws Exception {
-    database.stock(sku, units);
   }
 
   @Override
@@ -61,15 +51,5 @@ final class SelectForUpdateEngine implements Engine {
       connection.commit();
       return true;
     }
-  }
-
-  @Override
-  public long taken(String sku, long stocked) throws Exception {
-    return stocked - database.available(sku);
-  }
-
-  @Override
-  public void close() {
-    pool.close();
   }
 }
