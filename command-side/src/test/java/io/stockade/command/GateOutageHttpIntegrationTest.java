@@ -5,7 +5,9 @@ import static org.awaitility.Awaitility.await;
 
 import io.stockade.localinfra.EmbeddedRedis;
 import io.stockade.platform.testing.ApiClient;
+import java.sql.Timestamp;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -61,6 +63,7 @@ class GateOutageHttpIntegrationTest {
     assertThat(refused.getBody().get("type").asString()).endsWith("/gate-unavailable");
     assertThat(refused.getHeaders().getFirst(HttpHeaders.RETRY_AFTER)).isNotBlank();
     assertThat(events("O-" + run)).isZero();
+    assertGate(http, 503, "DOWN", "CLOSED");
 
     REDIS.start();
     await()
@@ -68,6 +71,46 @@ class GateOutageHttpIntegrationTest {
         .until(
             () -> reserve(http, "O-" + run, sku).getStatusCode().value(), status -> status == 201);
     assertThat(events("O-" + run)).isEqualTo(1);
+    assertGate(http, 200, "UP", "OPEN");
+  }
+
+  @Test
+  void isNotReadyWhileAnotherInstanceRebuildsTheGateAndTakesTheRebuildOverOnceItsLeaseEnds() {
+    ApiClient http = new ApiClient(port);
+    await().atMost(Duration.ofSeconds(60)).until(() -> ready(http));
+
+    // Another instance claims a rebuild, as GateEpochs.claim does, and Redis loses the gate.
+    jdbc.update(
+        "update gate_epoch set epoch = epoch + 1, state = 'REBUILDING', owner = 'another-instance',"
+            + " changed_at = ? where id = 1",
+        Timestamp.from(Instant.now()));
+    REDIS.stop();
+    REDIS.start();
+
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(() -> assertGate(http, 503, "OUT_OF_SERVICE", "REBUILDING"));
+    assertThat(http.get("/actuator/health/liveness").getStatusCode().value()).isEqualTo(200);
+
+    // The other instance stopped answering: once its lease has passed, this one rebuilds.
+    jdbc.update(
+        "update gate_epoch set changed_at = ? where id = 1",
+        Timestamp.from(Instant.now().minus(Duration.ofHours(1))));
+    await().atMost(Duration.ofSeconds(60)).until(() -> ready(http));
+    assertGate(http, 200, "UP", "OPEN");
+  }
+
+  private static boolean ready(ApiClient http) {
+    return http.get("/actuator/health/readiness").getStatusCode().value() == 200;
+  }
+
+  /** The readiness probe's status and the gate component's status and state. */
+  private static void assertGate(ApiClient http, int status, String health, String state) {
+    ResponseEntity<JsonNode> readiness = http.get("/actuator/health/readiness");
+    assertThat(readiness.getStatusCode().value()).isEqualTo(status);
+    JsonNode gate = readiness.getBody().get("components").get("gate");
+    assertThat(gate.get("status").asString()).isEqualTo(health);
+    assertThat(gate.get("details").get("state").asString()).isEqualTo(state);
   }
 
   private static ResponseEntity<JsonNode> reserve(ApiClient http, String id, String sku) {

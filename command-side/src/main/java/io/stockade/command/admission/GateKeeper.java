@@ -9,6 +9,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.Executors;
@@ -107,6 +108,30 @@ class GateKeeper implements GateSessions, DisposableBean {
     }
     requestOpen();
     return null;
+  }
+
+  /**
+   * The epoch of the open session once Redis has confirmed it still holds that gate; empty while
+   * the gate is closed. A session that fails the check is dropped, as a failed script would drop
+   * it, so that a Redis that restarted while no reservation came is noticed here too.
+   */
+  OptionalLong checkedEpoch() {
+    Opened opened = current.get();
+    if (opened == null) {
+      return OptionalLong.empty();
+    }
+    GateSession session = opened.session();
+    Object epoch;
+    try {
+      epoch = session.redis().opsForHash().get(GateKeys.MARKER, "epoch");
+    } catch (RuntimeException e) {
+      epoch = null;
+    }
+    if (!String.valueOf(session.epoch()).equals(epoch)) {
+      lost(session);
+      return OptionalLong.empty();
+    }
+    return OptionalLong.of(session.epoch());
   }
 
   @Override

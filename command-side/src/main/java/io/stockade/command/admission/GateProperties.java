@@ -13,8 +13,9 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param reopenInterval how often a closed gate tries to open again (reconnect, check, rebuild)
  * @param rebuildLease how long a rebuild begun by an instance that stopped answering holds off the
  *     other instances before one of them takes it over
- * @param openOnStart how long the service waits at startup for the gate to open before it reports
- *     itself ready anyway (the gate then opens in the background; reservations get 503 until then)
+ * @param openOnStart how long startup waits for the gate to open before it completes anyway (the
+ *     gate then opens in the background; until then reservations get 503 and the readiness probe
+ *     reports the gate CLOSED or REBUILDING)
  */
 @ConfigurationProperties("stockade.gate")
 record GateProperties(
