@@ -6,6 +6,7 @@ import io.stockade.api.reservation.ReservationLine;
 import io.stockade.command.admission.Admission;
 import io.stockade.command.admission.AdmissionGate;
 import io.stockade.platform.testing.ApiClient;
+import io.stockade.platform.testing.Metrics;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -74,6 +75,41 @@ class ReservationHttpIntegrationTest {
     assertThat(counters(sku)).containsEntry("available", "1").containsEntry("reserved", "2");
     assertThat(redis.hasKey(intentKey("O-" + run + "-2"))).isFalse();
     assertThat(reservedEvents("O-" + run + "-2")).isZero();
+  }
+
+  @Test
+  void countsAdmissionsByOutcomeAndReasonAndTimesTheGate() {
+    String sku = "metered-" + run;
+    register(sku, 1, null);
+    Metrics before = Metrics.scrape(http);
+
+    reserve("O-" + run, "u-1", line(sku, 1));
+    reserve("O-" + run, "u-1", line(sku, 1));
+    reserve("O-" + run + "-2", "u-2", line(sku, 1));
+    reserve("O-" + run + "-3", "u-3", line("absent-" + run, 1));
+    Metrics after = Metrics.scrape(http);
+
+    assertThat(increase(before, after, "stockade_admissions_total", "admitted", "none"))
+        .isEqualTo(1);
+    assertThat(increase(before, after, "stockade_admissions_total", "duplicate", "none"))
+        .isEqualTo(1);
+    assertThat(
+            increase(before, after, "stockade_admissions_total", "refused", "insufficient-stock"))
+        .isEqualTo(1);
+    assertThat(increase(before, after, "stockade_admissions_total", "refused", "unknown-sku"))
+        .isEqualTo(1);
+    assertThat(
+            after.valueOrZero("stockade_gate_latency_seconds_count", "operation", "reserve")
+                - before.valueOrZero("stockade_gate_latency_seconds_count", "operation", "reserve"))
+        .isEqualTo(4);
+    assertThat(after.value("stockade_processor_lag_events", "processor", "gate-follower"))
+        .isPresent();
+  }
+
+  private static double increase(
+      Metrics before, Metrics after, String name, String outcome, String reason) {
+    return after.valueOrZero(name, "outcome", outcome, "reason", reason)
+        - before.valueOrZero(name, "outcome", outcome, "reason", reason);
   }
 
   @Test

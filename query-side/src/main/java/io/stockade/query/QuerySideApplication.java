@@ -2,9 +2,11 @@ package io.stockade.query;
 
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.scheduling.annotation.EnableScheduling;
 
 /** Projections of the event stream into a MySQL read model, served over REST. */
 @SpringBootApplication
+@EnableScheduling
 public class QuerySideApplication {
 
   public static void main(String[] args) {

@@ -36,18 +36,21 @@ class ReservingStock {
   private final CommitAttempts attempts;
   private final EventStore events;
   private final Clock clock;
+  private final AdmissionMetrics metrics;
 
   ReservingStock(
       AdmissionGate gate,
       CommandGateway commands,
       CommitAttempts attempts,
       EventStore events,
-      Clock clock) {
+      Clock clock,
+      AdmissionMetrics metrics) {
     this.gate = gate;
     this.commands = commands;
     this.attempts = attempts;
     this.events = events;
     this.clock = clock;
+    this.metrics = metrics;
   }
 
   /**
@@ -57,16 +60,22 @@ class ReservingStock {
   AdmissionDecision reserve(
       String reservationId, String userId, List<ReservationLine> lines, Duration hold) {
     Admission admission = new Admission(reservationId, userId, lines, hold, clock.instant());
+    AdmissionDecision decision;
     try {
-      return reserve(admission);
+      decision = reserve(admission);
     } catch (GateEpochChangedException rebuilt) {
-      return new AdmissionDecision.Unavailable(rebuilt.getMessage());
+      decision = new AdmissionDecision.Unavailable(rebuilt.getMessage());
+    } catch (RecordingFailedException e) {
+      metrics.recordingFailed();
+      throw e;
     }
+    metrics.decided(decision);
+    return decision;
   }
 
   private AdmissionDecision reserve(Admission admission) {
     String reservationId = admission.reservationId();
-    AdmissionDecision decision = gate.reserve(admission);
+    AdmissionDecision decision = metrics.timeGate(() -> gate.reserve(admission));
     if (decision instanceof AdmissionDecision.Admitted admitted) {
       boolean recorded =
           record(

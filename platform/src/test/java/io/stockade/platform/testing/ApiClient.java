@@ -26,6 +26,11 @@ public final class ApiClient {
     return http.get().uri(path).retrieve().toEntity(JsonNode.class);
   }
 
+  /** The body of a GET as text (for what is not JSON, such as Prometheus's format). */
+  public ResponseEntity<String> getText(String path) {
+    return http.get().uri(path).retrieve().toEntity(String.class);
+  }
+
   /** Sends {@code jsonBody}, or no body at all when it is {@code null}. */
   public ResponseEntity<JsonNode> send(HttpMethod method, String path, String jsonBody) {
     RestClient.RequestBodySpec request = http.method(method).uri(path);

@@ -9,6 +9,7 @@ import io.stockade.api.reservation.StockConfirmed;
 import io.stockade.api.reservation.StockReleased;
 import io.stockade.api.reservation.StockReserved;
 import io.stockade.platform.testing.ApiClient;
+import io.stockade.platform.testing.Metrics;
 import io.stockade.query.Events;
 import java.time.Duration;
 import java.time.Instant;
@@ -41,6 +42,7 @@ class ReservationProjectionIntegrationTest {
   @Autowired private TransactionTemplate transaction;
   @Autowired private ReservationProjection projection;
   @Autowired private JdbcTemplate jdbc;
+  @Autowired private ReservationMetrics reservationMetrics;
 
   private ApiClient http;
   private String run;
@@ -116,6 +118,39 @@ class ReservationProjectionIntegrationTest {
     assertThat(row(reserved).get("last_sequence")).isEqualTo(0L);
     assertThat(row(released).get("lines_json"))
         .isEqualTo("[{\"skuId\":\"s1-" + run + "\",\"quantity\":2}]");
+  }
+
+  @Test
+  void metricsCountReservationsByStatusAndTheExpiredOnes() {
+    String reserved = "MR-" + run;
+    String confirmed = "MC-" + run;
+    String expired = "ME-" + run;
+    List<ReservationLine> one = List.of(new ReservationLine("s-" + run, 1));
+    reservationMetrics.refresh();
+    Metrics before = Metrics.scrape(http);
+
+    append(reserved, 0, new StockReserved(reserved, "u-1", one, t0, t3, 1, 1));
+    append(confirmed, 0, new StockReserved(confirmed, "u-2", one, t0, t3, 2, 1));
+    append(confirmed, 1, new StockConfirmed(confirmed, "u-2", one, t1));
+    append(expired, 0, new StockReserved(expired, "u-3", one, t0, t1, 3, 1));
+    append(expired, 1, new StockReleased(expired, "u-3", one, StockReleased.EXPIRED, t1));
+    awaitStatus(reserved, "RESERVED");
+    awaitStatus(confirmed, "CONFIRMED");
+    awaitStatus(expired, "RELEASED");
+    reservationMetrics.refresh();
+    Metrics after = Metrics.scrape(http);
+
+    for (String status : List.of("RESERVED", "CONFIRMED", "RELEASED")) {
+      assertThat(
+              after.valueOrZero("stockade_reservations", "status", status)
+                  - before.valueOrZero("stockade_reservations", "status", status))
+          .as(status)
+          .isEqualTo(1);
+    }
+    assertThat(
+            after.valueOrZero("stockade_reservations_expired_total")
+                - before.valueOrZero("stockade_reservations_expired_total"))
+        .isEqualTo(1);
   }
 
   @Test

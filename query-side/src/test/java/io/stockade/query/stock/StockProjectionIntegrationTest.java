@@ -2,6 +2,7 @@ package io.stockade.query.stock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.is;
 
 import io.stockade.api.reservation.ReservationLine;
 import io.stockade.api.reservation.StockConfirmed;
@@ -10,6 +11,7 @@ import io.stockade.api.reservation.StockReserved;
 import io.stockade.api.sku.SkuRegistered;
 import io.stockade.api.sku.StockReplenished;
 import io.stockade.platform.testing.ApiClient;
+import io.stockade.platform.testing.Metrics;
 import io.stockade.query.Events;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -47,6 +49,7 @@ class StockProjectionIntegrationTest {
   @Autowired private EventStore eventStore;
   @Autowired private TransactionTemplate transaction;
   @Autowired private StockProjection projection;
+  @Autowired private StockMetrics stockMetrics;
 
   private ApiClient http;
   private String run;
@@ -96,6 +99,38 @@ class StockProjectionIntegrationTest {
     assertThat(both.findValuesAsString("skuId")).containsExactlyInAnyOrder(sku, other);
     assertThat(both.findValues("available").stream().map(JsonNode::asLong))
         .containsExactlyInAnyOrder(498L, 9L);
+  }
+
+  @Test
+  void metricsShowTheRemainingStockOfTheSkusChangedLast() {
+    String sku = "metered-" + run;
+    String soldOut = "gone-" + run;
+    Instant now = Instant.now();
+    append(sku, new SkuRegistered(sku, 7, null));
+    append(soldOut, new SkuRegistered(soldOut, 1, null));
+    append(
+        "O-" + run,
+        new StockReserved(
+            "O-" + run,
+            "u-1",
+            List.of(new ReservationLine(sku, 3), new ReservationLine(soldOut, 1)),
+            now,
+            now.plusSeconds(900),
+            1,
+            1));
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(() -> get("/api/stock/" + sku).getBody().path("available").asLong(), is(4L));
+
+    stockMetrics.refresh();
+    Metrics metrics = Metrics.scrape(http);
+
+    assertThat(metrics.value("stockade_stock_available_units", "sku", sku)).hasValue(4);
+    assertThat(metrics.value("stockade_stock_available_units", "sku", soldOut)).hasValue(0);
+    assertThat(metrics.value("stockade_stock_skus", "state", "sold-out").orElseThrow())
+        .isGreaterThanOrEqualTo(1);
+    assertThat(metrics.value("stockade_stock_skus", "state", "available").orElseThrow())
+        .isGreaterThanOrEqualTo(1);
   }
 
   @Test

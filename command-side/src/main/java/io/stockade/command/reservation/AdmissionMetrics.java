@@ -1,0 +1,104 @@
+package io.stockade.command.reservation;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.stockade.command.admission.AdmissionDecision;
+import java.util.function.Supplier;
+import org.springframework.stereotype.Component;
+
+/**
+ * What reservations came to: the counter {@code stockade.admissions} by {@code outcome} (admitted,
+ * duplicate, refused, unavailable, failed) and {@code reason} (the problem code the caller got, or
+ * {@code none}), and the timer {@code stockade.gate.latency} of the gate's reserve call. Every tag
+ * value is one of a fixed set, and the meters are built once.
+ */
+@Component
+class AdmissionMetrics {
+
+  private final Counter admitted;
+  private final Counter duplicate;
+  private final Counter reused;
+  private final Counter insufficient;
+  private final Counter limitExceeded;
+  private final Counter unknownSku;
+  private final Counter unavailable;
+  private final Counter failed;
+  private final Timer gateLatency;
+  private final AdmissionDecision.Cases<Counter> counters = new Counters();
+
+  AdmissionMetrics(MeterRegistry meters) {
+    admitted = counter(meters, "admitted", "none");
+    duplicate = counter(meters, "duplicate", "none");
+    reused = counter(meters, "refused", "reservation-id-reused");
+    insufficient = counter(meters, "refused", "insufficient-stock");
+    limitExceeded = counter(meters, "refused", "purchase-limit-exceeded");
+    unknownSku = counter(meters, "refused", "unknown-sku");
+    unavailable = counter(meters, "unavailable", "gate-unavailable");
+    failed = counter(meters, "failed", "recording-failed");
+    gateLatency =
+        Timer.builder("stockade.gate.latency")
+            .description("Time of the admission gate's reserve call (one Redis script)")
+            .tag("operation", "reserve")
+            .publishPercentileHistogram()
+            .register(meters);
+  }
+
+  private static Counter counter(MeterRegistry meters, String outcome, String reason) {
+    return Counter.builder("stockade.admissions")
+        .description("Reservation requests by what they came to")
+        .tag("outcome", outcome)
+        .tag("reason", reason)
+        .register(meters);
+  }
+
+  AdmissionDecision timeGate(Supplier<AdmissionDecision> call) {
+    return gateLatency.record(call);
+  }
+
+  void decided(AdmissionDecision decision) {
+    decision.accept(counters).increment();
+  }
+
+  void recordingFailed() {
+    failed.increment();
+  }
+
+  private final class Counters implements AdmissionDecision.Cases<Counter> {
+
+    @Override
+    public Counter admitted(AdmissionDecision.Admitted decision) {
+      return admitted;
+    }
+
+    @Override
+    public Counter duplicate(AdmissionDecision.Duplicate decision) {
+      return duplicate;
+    }
+
+    @Override
+    public Counter reused(AdmissionDecision.Reused decision) {
+      return reused;
+    }
+
+    @Override
+    public Counter insufficient(AdmissionDecision.Insufficient decision) {
+      return insufficient;
+    }
+
+    @Override
+    public Counter limitExceeded(AdmissionDecision.LimitExceeded decision) {
+      return limitExceeded;
+    }
+
+    @Override
+    public Counter unknownSku(AdmissionDecision.UnknownSku decision) {
+      return unknownSku;
+    }
+
+    @Override
+    public Counter unavailable(AdmissionDecision.Unavailable decision) {
+      return unavailable;
+    }
+  }
+}
