@@ -113,6 +113,45 @@ class ReservationHttpIntegrationTest {
   }
 
   @Test
+  void aRequestIdTravelsFromTheRequestToTheEventsMetadata() {
+    String sku = "traced-" + run;
+    register(sku, 5, null);
+    String body =
+        "{\"reservationId\": \"O-%s\", \"userId\": \"u-1\", \"lines\": [{\"skuId\": \"%s\", \"quantity\": 1}]}";
+
+    ResponseEntity<JsonNode> given =
+        http.send(
+            HttpMethod.POST,
+            "/api/reservations",
+            body.formatted(run, sku),
+            Map.of("X-Request-Id", "req-" + run));
+    ResponseEntity<JsonNode> made =
+        http.send(
+            HttpMethod.POST,
+            "/api/reservations",
+            body.formatted(run + "-2", sku),
+            Map.of("X-Request-Id", "not {an} id"));
+
+    assertThat(given.getStatusCode().value()).isEqualTo(201);
+    assertThat(given.getHeaders().getFirst("X-Request-Id")).isEqualTo("req-" + run);
+    assertThat(reservedMetaData("O-" + run))
+        .contains("\"requestId\":\"req-" + run + "\"")
+        .contains("\"reservationId\":\"O-" + run + "\"");
+    String madeUp = made.getHeaders().getFirst("X-Request-Id");
+    assertThat(UUID.fromString(madeUp)).isNotNull();
+    assertThat(reservedMetaData("O-" + run + "-2")).contains("\"requestId\":\"" + madeUp + "\"");
+  }
+
+  private String reservedMetaData(String reservationId) {
+    return new String(
+        jdbc.queryForObject(
+            "SELECT meta_data FROM domain_event_entry WHERE aggregate_identifier = ?"
+                + " AND payload_type LIKE '%.StockReserved'",
+            byte[].class, reservationId),
+        java.nio.charset.StandardCharsets.UTF_8);
+  }
+
+  @Test
   void reservesAllLinesOrNone() {
     String plenty = "plenty-" + run;
     String scarce = "scarce-" + run;

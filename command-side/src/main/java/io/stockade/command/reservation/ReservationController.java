@@ -2,6 +2,7 @@ package io.stockade.command.reservation;
 
 import io.stockade.api.reservation.ReservationLine;
 import io.stockade.command.admission.AdmissionDecision;
+import io.stockade.platform.logging.LoggingContext;
 import io.stockade.platform.web.Identifier;
 import io.stockade.platform.web.ProblemException;
 import io.stockade.platform.web.ProblemResponses;
@@ -48,6 +49,7 @@ class ReservationController {
 
   @PostMapping("/{reservationId}/confirm")
   StatusResponse confirm(@PathVariable @Identifier String reservationId) {
+    LoggingContext.reservation(reservationId);
     try {
       endingReservation.confirm(reservationId);
     } catch (ReservationNotActiveException e) {
@@ -62,6 +64,7 @@ class ReservationController {
   StatusResponse release(
       @PathVariable @Identifier String reservationId,
       @RequestBody(required = false) @Valid ReleaseRequest request) {
+    LoggingContext.reservation(reservationId);
     String reason = request == null || request.reason() == null ? "CANCELLED" : request.reason();
     try {
       endingReservation.release(reservationId, reason);
@@ -96,6 +99,7 @@ class ReservationController {
 
   @PostMapping
   ResponseEntity<ReservationResponse> reserve(@RequestBody @Valid ReserveRequest request) {
+    LoggingContext.reservation(request.reservationId());
     List<ReserveRequest.MergedLine> merged = request.mergedLines();
     checkRules(request, merged);
     List<ReservationLine> lines = merged.stream().map(ReserveRequest.MergedLine::toLine).toList();

@@ -1,5 +1,6 @@
 package io.stockade.platform.testing;
 
+import java.util.Map;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
@@ -33,7 +34,14 @@ public final class ApiClient {
 
   /** Sends {@code jsonBody}, or no body at all when it is {@code null}. */
   public ResponseEntity<JsonNode> send(HttpMethod method, String path, String jsonBody) {
+    return send(method, path, jsonBody, Map.of());
+  }
+
+  /** Sends {@code jsonBody} (or none) with these request headers. */
+  public ResponseEntity<JsonNode> send(
+      HttpMethod method, String path, String jsonBody, Map<String, String> headers) {
     RestClient.RequestBodySpec request = http.method(method).uri(path);
+    headers.forEach(request::header);
     if (jsonBody != null) {
       request.contentType(MediaType.APPLICATION_JSON).body(jsonBody);
     }
