@@ -3,10 +3,12 @@ package io.stockade.command.reservation;
 import io.stockade.api.reservation.ReservationLine;
 import io.stockade.command.admission.AdmissionDecision;
 import io.stockade.platform.logging.LoggingContext;
+import io.stockade.platform.openapi.Problem;
 import io.stockade.platform.web.Identifier;
 import io.stockade.platform.web.ProblemException;
 import io.stockade.platform.web.ProblemResponses;
 import io.stockade.platform.web.ProblemResponses.FieldProblem;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.Pattern;
 import java.time.Duration;
@@ -48,6 +50,8 @@ class ReservationController {
   record ReleaseRequest(@Pattern(regexp = "(?!EXPIRED$)[A-Z_]{1,32}") String reason) {}
 
   @PostMapping("/{reservationId}/confirm")
+  @Problem(status = 404, codes = "unknown-reservation")
+  @Problem(status = 409, codes = "reservation-not-active")
   StatusResponse confirm(@PathVariable @Identifier String reservationId) {
     LoggingContext.reservation(reservationId);
     try {
@@ -61,6 +65,8 @@ class ReservationController {
   }
 
   @PostMapping("/{reservationId}/release")
+  @Problem(status = 404, codes = "unknown-reservation")
+  @Problem(status = 409, codes = "reservation-not-active")
   StatusResponse release(
       @PathVariable @Identifier String reservationId,
       @RequestBody(required = false) @Valid ReleaseRequest request) {
@@ -98,6 +104,22 @@ class ReservationController {
       String reservationId, String status, List<ReservationLine> lines, Instant expiresAt) {}
 
   @PostMapping
+  @ApiResponse(
+      responseCode = "201",
+      description = "Every line reserved",
+      useReturnTypeSchema = true)
+  @ApiResponse(
+      responseCode = "200",
+      description = "A retry with the same content",
+      useReturnTypeSchema = true)
+  @Problem(status = 404, codes = "unknown-sku")
+  @Problem(
+      status = 409,
+      codes = {"insufficient-stock", "purchase-limit-exceeded"})
+  @Problem(status = 422, codes = "reservation-id-reused")
+  @Problem(
+      status = 503,
+      codes = {"gate-unavailable", "event-store-unavailable"})
   ResponseEntity<ReservationResponse> reserve(@RequestBody @Valid ReserveRequest request) {
     LoggingContext.reservation(request.reservationId());
     List<ReserveRequest.MergedLine> merged = request.mergedLines();

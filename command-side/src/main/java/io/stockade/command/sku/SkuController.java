@@ -4,8 +4,10 @@ import io.stockade.api.sku.RegisterSkuCommand;
 import io.stockade.api.sku.ReplenishStockCommand;
 import io.stockade.api.sku.SkuState;
 import io.stockade.command.admission.GateUnavailableException;
+import io.stockade.platform.openapi.Problem;
 import io.stockade.platform.web.Identifier;
 import io.stockade.platform.web.ProblemException;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
@@ -40,6 +42,13 @@ class SkuController {
       @Identifier String replenishmentId, @NotNull @Positive @Max(1_000_000) Integer quantity) {}
 
   @PostMapping("/{skuId}/replenishments")
+  @ApiResponse(responseCode = "201", description = "Replenished", useReturnTypeSchema = true)
+  @ApiResponse(
+      responseCode = "200",
+      description = "A repeat of an applied replenishment",
+      useReturnTypeSchema = true)
+  @Problem(status = 404, codes = "unknown-sku")
+  @Problem(status = 422, codes = "replenishment-id-reused")
   ResponseEntity<SkuResponse> replenish(
       @PathVariable @Identifier String skuId, @RequestBody @Valid ReplenishRequest request) {
     SkuState state;
@@ -83,6 +92,13 @@ class SkuController {
   }
 
   @PutMapping("/{skuId}")
+  @ApiResponse(responseCode = "201", description = "Registered", useReturnTypeSchema = true)
+  @ApiResponse(
+      responseCode = "200",
+      description = "An identical repeat",
+      useReturnTypeSchema = true)
+  @Problem(status = 409, codes = "sku-already-registered")
+  @Problem(status = 503, codes = "gate-unavailable")
   ResponseEntity<SkuResponse> register(
       @PathVariable @Identifier String skuId, @RequestBody @Valid RegisterSkuRequest request) {
     SkuState state;

@@ -1,6 +1,7 @@
 package io.stockade.query.audit;
 
 import io.stockade.api.reservation.ReservationEvent;
+import io.stockade.platform.openapi.Problem;
 import io.stockade.platform.web.Identifier;
 import io.stockade.platform.web.ProblemException;
 import java.util.ArrayList;
@@ -30,6 +31,7 @@ class ReservationAuditController {
   }
 
   @GetMapping("/{reservationId}")
+  @Problem(status = 404, codes = "unknown-reservation")
   List<AuditedEvent> history(@PathVariable @Identifier String reservationId) {
     List<AuditedEvent> history = new ArrayList<>();
     // From sequence 0: the whole stream, never a snapshot in its place.

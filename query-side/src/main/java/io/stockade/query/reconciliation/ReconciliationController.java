@@ -1,5 +1,6 @@
 package io.stockade.query.reconciliation;
 
+import io.stockade.platform.openapi.Problem;
 import io.stockade.platform.web.Identifier;
 import io.stockade.platform.web.ProblemException;
 import java.util.List;
@@ -22,12 +23,15 @@ class ReconciliationController {
   }
 
   @GetMapping
+  @Problem(status = 503, codes = "replay-in-progress")
   ReconciliationReport report() {
     return reconciliation.check();
   }
 
   /** The same check, narrowed to one SKU and the reservation mismatches naming it. */
   @GetMapping("/skus/{skuId}")
+  @Problem(status = 404, codes = "unknown-sku")
+  @Problem(status = 503, codes = "replay-in-progress")
   ReconciliationReport sku(@PathVariable @Identifier String skuId) {
     ReconciliationReport report =
         reconciliation.check(mismatch -> mismatch.skuIds().contains(skuId));

@@ -1,6 +1,8 @@
 package io.stockade.query.replay;
 
+import io.stockade.platform.openapi.Problem;
 import io.stockade.platform.web.ProblemException;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import jakarta.validation.constraints.Pattern;
 import java.util.Map;
 import org.springframework.http.HttpStatus;
@@ -28,6 +30,8 @@ class ReplayController {
   }
 
   @PostMapping
+  @ApiResponse(responseCode = "202", description = "Started", useReturnTypeSchema = true)
+  @Problem(status = 409, codes = "replay-in-progress")
   ResponseEntity<Started> start() {
     Replays.Replay replay =
         replays
@@ -44,6 +48,7 @@ class ReplayController {
   }
 
   @GetMapping("/{replayId}")
+  @Problem(status = 404, codes = "unknown-replay")
   Replays.Replay find(@PathVariable @Pattern(regexp = "[A-Za-z0-9-]{1,64}") String replayId) {
     return replays
         .find(replayId)

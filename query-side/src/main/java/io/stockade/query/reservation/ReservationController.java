@@ -2,6 +2,7 @@ package io.stockade.query.reservation;
 
 import io.stockade.api.reservation.FindReservationQuery;
 import io.stockade.api.reservation.ReservationView;
+import io.stockade.platform.openapi.Problem;
 import io.stockade.platform.web.Identifier;
 import io.stockade.platform.web.ProblemException;
 import java.util.Map;
@@ -24,6 +25,8 @@ class ReservationController {
   }
 
   @GetMapping("/{reservationId}")
+  @Problem(status = 404, codes = "unknown-reservation")
+  @Problem(status = 503, codes = "replay-in-progress")
   ReservationView reservation(@PathVariable @Identifier String reservationId) {
     return queries
         .query(

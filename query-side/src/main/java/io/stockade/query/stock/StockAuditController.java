@@ -1,5 +1,6 @@
 package io.stockade.query.stock;
 
+import io.stockade.platform.openapi.Problem;
 import io.stockade.platform.web.Identifier;
 import io.stockade.platform.web.ProblemException;
 import jakarta.validation.constraints.Max;
@@ -55,6 +56,8 @@ class StockAuditController {
   }
 
   @GetMapping("/{skuId}")
+  @Problem(status = 404, codes = "unknown-sku")
+  @Problem(status = 503, codes = "replay-in-progress")
   SkuAudit audit(
       @PathVariable @Identifier String skuId,
       @RequestParam(required = false) String at,

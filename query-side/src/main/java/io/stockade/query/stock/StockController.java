@@ -3,6 +3,7 @@ package io.stockade.query.stock;
 import io.stockade.api.stock.FindStockLevelsQuery;
 import io.stockade.api.stock.FindStockQuery;
 import io.stockade.api.stock.StockLevel;
+import io.stockade.platform.openapi.Problem;
 import io.stockade.platform.web.Identifier;
 import io.stockade.platform.web.ProblemException;
 import jakarta.validation.constraints.NotEmpty;
@@ -33,6 +34,8 @@ class StockController {
   }
 
   @GetMapping("/{skuId}")
+  @Problem(status = 404, codes = "unknown-sku")
+  @Problem(status = 503, codes = "replay-in-progress")
   StockLevel stock(@PathVariable @Identifier String skuId) {
     return queries
         .query(new FindStockQuery(skuId), ResponseTypes.optionalInstanceOf(StockLevel.class))
@@ -51,11 +54,14 @@ class StockController {
 
   /** Server-sent {@code stock} events: the SKU's numbers now, then after every change. */
   @GetMapping(path = "/{skuId}/stream", produces = MediaType.TEXT_EVENT_STREAM_VALUE)
+  @Problem(status = 404, codes = "unknown-sku")
+  @Problem(status = 503, codes = "replay-in-progress")
   SseEmitter stream(@PathVariable @Identifier String skuId) {
     return streams.subscribe(skuId).orElseThrow(() -> unknown(skuId));
   }
 
   @GetMapping
+  @Problem(status = 503, codes = "replay-in-progress")
   List<StockLevel> stock(@RequestParam @NotEmpty @Size(max = 100) List<@Identifier String> skuIds) {
     return queries
         .query(

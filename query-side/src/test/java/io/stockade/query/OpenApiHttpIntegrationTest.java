@@ -1,0 +1,67 @@
+package io.stockade.query;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.stockade.platform.testing.ApiClient;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.http.ResponseEntity;
+import tools.jackson.databind.JsonNode;
+
+/** The query side describes its HTTP API as OpenAPI, every endpoint of the contract in it. */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+class OpenApiHttpIntegrationTest {
+
+  /** The contract's endpoints of this service: path, method, and the statuses it documents. */
+  private static final Map<String, Map<String, String[]>> CONTRACT =
+      Map.of(
+          "/api/stock/{skuId}", Map.of("get", new String[] {"200", "400", "404", "503"}),
+          "/api/stock", Map.of("get", new String[] {"200", "400", "503"}),
+          "/api/stock/{skuId}/stream", Map.of("get", new String[] {"200", "404", "503"}),
+          "/api/reservations/{reservationId}",
+              Map.of("get", new String[] {"200", "400", "404", "503"}),
+          "/api/audit/reservations/{reservationId}",
+              Map.of("get", new String[] {"200", "400", "404"}),
+          "/api/audit/skus/{skuId}", Map.of("get", new String[] {"200", "400", "404", "503"}),
+          "/api/reconciliation", Map.of("get", new String[] {"200", "503"}),
+          "/api/reconciliation/skus/{skuId}", Map.of("get", new String[] {"200", "404", "503"}),
+          "/api/replays", Map.of("post", new String[] {"202", "409"}),
+          "/api/replays/{replayId}", Map.of("get", new String[] {"200", "404"}));
+
+  @LocalServerPort private int port;
+
+  @Test
+  void describesEveryEndpointOfTheContractWithItsOutcomes() {
+    ResponseEntity<JsonNode> docs = new ApiClient(port).get("/v3/api-docs");
+
+    assertThat(docs.getStatusCode().value()).isEqualTo(200);
+    JsonNode api = docs.getBody();
+    assertThat(api.get("info").get("title").asString()).isEqualTo("Stockade query-side");
+    CONTRACT.forEach(
+        (path, methods) ->
+            methods.forEach(
+                (method, statuses) -> {
+                  JsonNode operation = api.get("paths").path(path).path(method);
+                  assertThat(operation.isObject()).as(method + " " + path).isTrue();
+                  JsonNode responses = operation.get("responses");
+                  assertThat(responses.propertyNames()).as(method + " " + path).contains(statuses);
+                  for (String status : statuses) {
+                    if (!status.startsWith("2")) {
+                      assertThat(responses.get(status).get("content").propertyNames())
+                          .as(method + " " + path + " " + status)
+                          .containsExactly("application/problem+json");
+                    }
+                  }
+                }));
+  }
+
+  @Test
+  void servesSwaggerUi() {
+    ResponseEntity<String> page = new ApiClient(port).getText("/swagger-ui/index.html");
+
+    assertThat(page.getStatusCode().value()).isEqualTo(200);
+    assertThat(page.getBody()).contains("Swagger UI");
+  }
+}
