@@ -7,6 +7,10 @@ import org.springframework.http.HttpStatus;
 /**
  * An outcome the API reports as an RFC 9457 problem: a status, a code (the last segment of the
  * problem's {@code type}), a title, a detail and the facts named by the contract as extra members.
+ *
+ * <p>An answer, not a failure: it carries no stack trace, which would cost more than the rest of a
+ * refusal on the flash sale's hottest path (a refused reservation) and tell nothing the problem
+ * does not.
  */
 public class ProblemException extends RuntimeException {
 
@@ -28,7 +32,7 @@ public class ProblemException extends RuntimeException {
       String detail,
       Map<String, Object> properties,
       HttpHeaders headers) {
-    super(detail);
+    super(detail, null, false, false);
     this.status = status;
     this.code = code;
     this.title = title;
