@@ -2,12 +2,14 @@ package io.stockade.command.reservation;
 
 import io.stockade.api.reservation.ReservationLine;
 import io.stockade.command.admission.AdmissionDecision;
+import io.stockade.command.ratelimit.RateLimits;
 import io.stockade.platform.web.Identifier;
 import io.stockade.platform.web.ProblemException;
 import io.stockade.platform.web.ProblemResponses;
 import io.stockade.platform.web.ProblemResponses.FieldProblem;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.Pattern;
+import java.security.Principal;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -29,12 +31,17 @@ class ReservationController {
   private final ReservingStock reservingStock;
   private final EndingReservation endingReservation;
   private final ReservationRules rules;
+  private final RateLimits rateLimits;
 
   ReservationController(
-      ReservingStock reservingStock, EndingReservation endingReservation, ReservationRules rules) {
+      ReservingStock reservingStock,
+      EndingReservation endingReservation,
+      ReservationRules rules,
+      RateLimits rateLimits) {
     this.reservingStock = reservingStock;
     this.endingReservation = endingReservation;
     this.rules = rules;
+    this.rateLimits = rateLimits;
   }
 
   record StatusResponse(String reservationId, String status) {}
@@ -47,7 +54,8 @@ class ReservationController {
   record ReleaseRequest(@Pattern(regexp = "(?!EXPIRED$)[A-Z_]{1,32}") String reason) {}
 
   @PostMapping("/{reservationId}/confirm")
-  StatusResponse confirm(@PathVariable @Identifier String reservationId) {
+  StatusResponse confirm(@PathVariable @Identifier String reservationId, Principal caller) {
+    rateLimits.ending(caller);
     try {
       endingReservation.confirm(reservationId);
     } catch (ReservationNotActiveException e) {
@@ -61,7 +69,9 @@ class ReservationController {
   @PostMapping("/{reservationId}/release")
   StatusResponse release(
       @PathVariable @Identifier String reservationId,
-      @RequestBody(required = false) @Valid ReleaseRequest request) {
+      @RequestBody(required = false) @Valid ReleaseRequest request,
+      Principal caller) {
+    rateLimits.ending(caller);
     String reason = request == null || request.reason() == null ? "CANCELLED" : request.reason();
     try {
       endingReservation.release(reservationId, reason);
@@ -95,9 +105,13 @@ class ReservationController {
       String reservationId, String status, List<ReservationLine> lines, Instant expiresAt) {}
 
   @PostMapping
-  ResponseEntity<ReservationResponse> reserve(@RequestBody @Valid ReserveRequest request) {
+  ResponseEntity<ReservationResponse> reserve(
+      @RequestBody @Valid ReserveRequest request, Principal caller) {
     List<ReserveRequest.MergedLine> merged = request.mergedLines();
     checkRules(request, merged);
+    // After validation (an invalid request is a 400, never counted, and no key is built from an
+    // unchecked userId), before the gate (a refused request changes nothing there).
+    rateLimits.reserving(caller, request.userId());
     List<ReservationLine> lines = merged.stream().map(ReserveRequest.MergedLine::toLine).toList();
     Duration hold =
         request.holdSeconds() == null
