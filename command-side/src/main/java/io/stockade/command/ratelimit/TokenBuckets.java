@@ -17,6 +17,11 @@ import org.springframework.stereotype.Component;
 /**
  * Token buckets in Redis ({@code lua/ratelimit.lua}): one script call takes a token from each of a
  * request's buckets, or from none. It runs by SHA and is sent again when Redis has forgotten it.
+ *
+ * <p>It goes through the service's own Redis connection (Spring Boot's, with the gate's client
+ * options: commands are rejected while disconnected, and wait no longer than {@code
+ * spring.data.redis.timeout}), not a gate session: the buckets are not the gate's state, and are
+ * counted whatever the gate's epoch.
  */
 @Component
 class TokenBuckets {
