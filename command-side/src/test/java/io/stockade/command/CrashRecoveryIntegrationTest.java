@@ -520,6 +520,7 @@ class CrashRecoveryIntegrationTest {
     forward(command, "stockade.local-infra.probe-default-ports");
     forward(command, "stockade.local-infra.data-dir");
     forward(command, "java.io.tmpdir");
+    forward(command, "stockade.rate-limit.enabled");
     command.add("-Daxoniq.update-checker.disabled=true");
     command.add("-Ddisable-axoniq-console-message=true");
     command.add("-Dstockade.recovery.enabled=true");

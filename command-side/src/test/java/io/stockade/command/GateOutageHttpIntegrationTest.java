@@ -25,12 +25,19 @@ import tools.jackson.databind.JsonNode;
 /**
  * The command side on a Redis of its own that the test stops and starts: while Redis is down a
  * reservation is refused at once with 503 and Retry-After and nothing is recorded; once Redis is
- * back the service admits again without being restarted.
+ * back the service admits again without being restarted. The rate limits are on and fail open: a
+ * confirmation is still recorded while Redis is down.
  */
 @SpringBootTest(
     webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-    // A database of its own too: the gate's epoch lives there, and belongs to one Redis.
-    properties = "stockade.local-infra.database=stockade_test_outage")
+    properties = {
+      // A database of its own too: the gate's epoch lives there, and belongs to one Redis.
+      "stockade.local-infra.database=stockade_test_outage",
+      "stockade.rate-limit.enabled=true",
+      // The test retries one user's reservation until Redis is back.
+      "stockade.rate-limit.user.capacity=1000",
+      "stockade.rate-limit.user.refill-per-second=1000"
+    })
 // Closed after this class: its event processors must not linger, attached to a Redis of its own.
 @DirtiesContext
 class GateOutageHttpIntegrationTest {
@@ -55,6 +62,7 @@ class GateOutageHttpIntegrationTest {
                 .getStatusCode()
                 .value())
         .isEqualTo(201);
+    assertThat(reserve(http, "P-" + run, sku).getStatusCode().value()).isEqualTo(201);
 
     REDIS.stop();
     ResponseEntity<JsonNode> refused = reserve(http, "O-" + run, sku);
@@ -64,6 +72,13 @@ class GateOutageHttpIntegrationTest {
     assertThat(refused.getHeaders().getFirst(HttpHeaders.RETRY_AFTER)).isNotBlank();
     assertThat(events("O-" + run)).isZero();
     assertGate(http, 503, "DOWN", "CLOSED");
+    // Neither the gate nor the rate limits can read Redis: the confirmation is recorded anyway.
+    assertThat(
+            http.send(HttpMethod.POST, "/api/reservations/P-" + run + "/confirm", null)
+                .getStatusCode()
+                .value())
+        .isEqualTo(200);
+    assertThat(events("P-" + run)).isEqualTo(2);
 
     REDIS.start();
     await()

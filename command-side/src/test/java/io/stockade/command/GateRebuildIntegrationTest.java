@@ -90,6 +90,10 @@ class GateRebuildIntegrationTest {
   void aRedisBackWithOlderDataAdmitsNothingUntilRebuiltFromTheEvents() throws Exception {
     String sku = register("old", 30);
     assertThat(reserveAll(sku, 10)).isEqualTo(10);
+    // A rate limit's bucket under the gate's prefix: not the gate's, so a rebuild leaves it.
+    String bucket = "stockade:ratelimit:user:{u-" + run + "}";
+    gateRedis.opsForHash().putAll(bucket, Map.of("tokens", "0", "at", "1"));
+    gateRedis.expire(bucket, Duration.ofMinutes(10));
     Path snapshot = data.resolve("snapshot-" + run);
     Files.copy(data.resolve("appendonly.aof"), snapshot);
     assertThat(reserveAll(sku, 20)).isEqualTo(20);
@@ -107,6 +111,9 @@ class GateRebuildIntegrationTest {
     assertThat(reserved(sku)).isEqualTo(30);
     assertThat(gate(sku)).containsEntry("available", "0").containsEntry("reserved", "30");
     assertThat(epoch()).as("rebuilt once, by one of the two instances").isEqualTo(epochBefore + 1);
+    assertThat(gateRedis.opsForHash().entries(bucket))
+        .as("a rate limit's bucket, after the rebuild")
+        .isEqualTo(Map.of("tokens", "0", "at", "1"));
   }
 
   @Test

@@ -21,11 +21,11 @@ class OpenApiHttpIntegrationTest {
           "/api/skus/{skuId}/replenishments",
               Map.of("post", new String[] {"200", "201", "400", "404", "422"}),
           "/api/reservations",
-              Map.of("post", new String[] {"200", "201", "400", "404", "409", "422", "503"}),
+              Map.of("post", new String[] {"200", "201", "400", "404", "409", "422", "429", "503"}),
           "/api/reservations/{reservationId}/confirm",
-              Map.of("post", new String[] {"200", "404", "409"}),
+              Map.of("post", new String[] {"200", "404", "409", "429"}),
           "/api/reservations/{reservationId}/release",
-              Map.of("post", new String[] {"200", "404", "409"}));
+              Map.of("post", new String[] {"200", "404", "409", "429"}));
 
   @LocalServerPort private int port;
 

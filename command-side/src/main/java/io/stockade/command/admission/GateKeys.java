@@ -13,8 +13,14 @@ final class GateKeys {
    */
   static final String MARKER = "stockade:gate";
 
-  /** Every key of the gate: what a rebuild clears. */
+  /** Every key of the gate, and the rate limits' (below): what a rebuild clears, but those. */
   static final String PATTERN = "stockade:*";
+
+  /**
+   * Keys under the gate's prefix that are not the gate's state: the rate limits' token buckets
+   * ({@code io.stockade.command.ratelimit}). A rebuild leaves them as they are.
+   */
+  static final String NOT_GATE_PREFIX = "stockade:ratelimit:";
 
   static final String SEQUENCE = "stockade:gate:sequence";
 

@@ -19,8 +19,9 @@ import org.springframework.stereotype.Component;
 
 /**
  * Rebuilds the gate's keys in Redis from the event store (restore.lua): closes the gate for the new
- * epoch, clears every key of the gate, writes what the record says, and opens the gate in the new
- * epoch. Each step is one script call that does nothing once another rebuild has taken over.
+ * epoch, clears every key of the gate (not the rate limits' under the same prefix), writes what the
+ * record says, and opens the gate in the new epoch. Each step is one script call that does nothing
+ * once another rebuild has taken over.
  */
 @Component
 class GateRebuild {
@@ -61,7 +62,7 @@ class GateRebuild {
         redis.scan(ScanOptions.scanOptions().match(GateKeys.PATTERN).count(1000).build())) {
       keys.forEachRemaining(
           key -> {
-            if (!GateKeys.MARKER.equals(key)) {
+            if (!GateKeys.MARKER.equals(key) && !key.startsWith(GateKeys.NOT_GATE_PREFIX)) {
               stale.add(key);
             }
           });

@@ -2,6 +2,7 @@ package io.stockade.command.reservation;
 
 import io.stockade.api.reservation.ReservationLine;
 import io.stockade.command.admission.AdmissionDecision;
+import io.stockade.command.ratelimit.RateLimits;
 import io.stockade.platform.logging.LoggingContext;
 import io.stockade.platform.openapi.Problem;
 import io.stockade.platform.web.Identifier;
@@ -11,6 +12,7 @@ import io.stockade.platform.web.ProblemResponses.FieldProblem;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.Pattern;
+import java.security.Principal;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -32,12 +34,17 @@ class ReservationController {
   private final ReservingStock reservingStock;
   private final EndingReservation endingReservation;
   private final ReservationRules rules;
+  private final RateLimits rateLimits;
 
   ReservationController(
-      ReservingStock reservingStock, EndingReservation endingReservation, ReservationRules rules) {
+      ReservingStock reservingStock,
+      EndingReservation endingReservation,
+      ReservationRules rules,
+      RateLimits rateLimits) {
     this.reservingStock = reservingStock;
     this.endingReservation = endingReservation;
     this.rules = rules;
+    this.rateLimits = rateLimits;
   }
 
   record StatusResponse(String reservationId, String status) {}
@@ -52,8 +59,10 @@ class ReservationController {
   @PostMapping("/{reservationId}/confirm")
   @Problem(status = 404, codes = "unknown-reservation")
   @Problem(status = 409, codes = "reservation-not-active")
-  StatusResponse confirm(@PathVariable @Identifier String reservationId) {
+  @Problem(status = 429, codes = "rate-limited")
+  StatusResponse confirm(@PathVariable @Identifier String reservationId, Principal caller) {
     LoggingContext.reservation(reservationId);
+    rateLimits.ending(caller);
     try {
       endingReservation.confirm(reservationId);
     } catch (ReservationNotActiveException e) {
@@ -67,10 +76,13 @@ class ReservationController {
   @PostMapping("/{reservationId}/release")
   @Problem(status = 404, codes = "unknown-reservation")
   @Problem(status = 409, codes = "reservation-not-active")
+  @Problem(status = 429, codes = "rate-limited")
   StatusResponse release(
       @PathVariable @Identifier String reservationId,
-      @RequestBody(required = false) @Valid ReleaseRequest request) {
+      @RequestBody(required = false) @Valid ReleaseRequest request,
+      Principal caller) {
     LoggingContext.reservation(reservationId);
+    rateLimits.ending(caller);
     String reason = request == null || request.reason() == null ? "CANCELLED" : request.reason();
     try {
       endingReservation.release(reservationId, reason);
@@ -117,13 +129,18 @@ class ReservationController {
       status = 409,
       codes = {"insufficient-stock", "purchase-limit-exceeded"})
   @Problem(status = 422, codes = "reservation-id-reused")
+  @Problem(status = 429, codes = "rate-limited")
   @Problem(
       status = 503,
       codes = {"gate-unavailable", "event-store-unavailable"})
-  ResponseEntity<ReservationResponse> reserve(@RequestBody @Valid ReserveRequest request) {
+  ResponseEntity<ReservationResponse> reserve(
+      @RequestBody @Valid ReserveRequest request, Principal caller) {
     LoggingContext.reservation(request.reservationId());
     List<ReserveRequest.MergedLine> merged = request.mergedLines();
     checkRules(request, merged);
+    // After validation (an invalid request is a 400, never counted, and no key is built from an
+    // unchecked userId), before the gate (a refused request changes nothing there).
+    rateLimits.reserving(caller, request.userId());
     List<ReservationLine> lines = merged.stream().map(ReserveRequest.MergedLine::toLine).toList();
     Duration hold =
         request.holdSeconds() == null

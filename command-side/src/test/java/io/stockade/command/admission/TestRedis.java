@@ -13,9 +13,10 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 /**
  * The Redis the gate's tests run against, chosen as the whole suite chooses it: the one named by
  * {@code SPRING_DATA_REDIS_HOST}/{@code _PORT}, else one on 127.0.0.1:6379 (when the build allows
- * probing), else an embedded redis-server started once for this JVM.
+ * probing), else an embedded redis-server started once for this JVM. Public for the tests of other
+ * scripts on the same Redis (the rate limits').
  */
-final class TestRedis {
+public final class TestRedis {
 
   static final Duration TIMEOUT = Duration.ofSeconds(5);
 
@@ -24,7 +25,7 @@ final class TestRedis {
   private TestRedis() {}
 
   /** A template on the suite's Redis, shared by every test of this JVM. */
-  static synchronized StringRedisTemplate shared() {
+  public static synchronized StringRedisTemplate shared() {
     if (shared == null) {
       String host = System.getenv("SPRING_DATA_REDIS_HOST");
       int port = Integer.parseInt(System.getenv().getOrDefault("SPRING_DATA_REDIS_PORT", "6379"));
@@ -45,7 +46,7 @@ final class TestRedis {
   }
 
   /** A template of its own on any Redis, with the given command timeout. */
-  static StringRedisTemplate template(String host, int port, Duration timeout) {
+  public static StringRedisTemplate template(String host, int port, Duration timeout) {
     LettuceConnectionFactory factory =
         new LettuceConnectionFactory(
             new RedisStandaloneConfiguration(host, port),
