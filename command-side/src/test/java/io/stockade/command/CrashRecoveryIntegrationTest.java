@@ -10,6 +10,7 @@ import io.lettuce.core.api.sync.RedisCommands;
 import io.stockade.localinfra.EmbeddedRedis;
 import io.stockade.localinfra.Endpoints;
 import io.stockade.localinfra.LocalInfrastructure;
+import io.stockade.platform.testing.TestTokens;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -526,6 +527,7 @@ class CrashRecoveryIntegrationTest {
     command.add("-Dstockade.recovery.enabled=true");
     command.add("-Dstockade.recovery.unrecorded-after=2s");
     command.add("-Dstockade.recovery.interval=500ms");
+    command.addAll(TestTokens.SERVICE_PROPERTIES);
     command.add(CommandSideApplication.class.getName());
     ProcessBuilder builder =
         new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(logFile.toFile());
@@ -723,7 +725,8 @@ class CrashRecoveryIntegrationTest {
   private Answer send(String method, String path, String body) {
     HttpRequest.Builder request =
         HttpRequest.newBuilder(URI.create("http://" + LOOPBACK + ":" + port + path))
-            .timeout(Duration.ofSeconds(30));
+            .timeout(Duration.ofSeconds(30))
+            .header("Authorization", "Bearer " + TestTokens.ALL_ROLES);
     if (body == null) {
       request.method(method, HttpRequest.BodyPublishers.noBody());
     } else {

@@ -3,6 +3,7 @@ package io.stockade.command;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.stockade.platform.testing.TestTokens;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -419,24 +420,24 @@ class HostileInputHttpIntegrationTest {
             "POST",
             "/api/reservations/" + LONG + "/confirm"),
         new Hostile(
-            "confirm: an empty reservationId",
+            "confirm: an empty reservationId (a '//' the firewall refuses)",
             "POST",
             "/api/reservations//confirm",
             null,
             null,
-            404,
-            "not-found"),
+            400,
+            "invalid-request"),
         badId(
             "release: a reservationId in braces", "POST", "/api/reservations/%7B%RES%%7D/release"),
         badId("release: a unicode reservationId", "POST", "/api/reservations/%RES%-%C3%BC/release"),
         new Hostile(
-            "release: an empty reservationId",
+            "release: an empty reservationId (a '//' the firewall refuses)",
             "POST",
             "/api/reservations//release",
             null,
             null,
-            404,
-            "not-found"),
+            400,
+            "invalid-request"),
         bad(
             "release: the expiry's own reason",
             "POST",
@@ -498,6 +499,9 @@ class HostileInputHttpIntegrationTest {
               ("PUT /api/skus/big-"
                       + run
                       + " HTTP/1.1\r\nHost: localhost\r\n"
+                      + "Authorization: Bearer "
+                      + TestTokens.ALL_ROLES
+                      + "\r\n"
                       + "Content-Type: application/json\r\nContent-Length: "
                       + TEN_MEGABYTES
                       + "\r\n\r\n{\"initialStock\": 5, \"pad\": \"")
@@ -529,6 +533,9 @@ class HostileInputHttpIntegrationTest {
           ("PUT /api/skus/big-"
                   + run
                   + " HTTP/1.1\r\nHost: localhost\r\n"
+                  + "Authorization: Bearer "
+                  + TestTokens.ALL_ROLES
+                  + "\r\n"
                   + "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")
               .getBytes(StandardCharsets.US_ASCII));
       Thread writer = new Thread(() -> sendChunks(out, sent, answered));
@@ -658,6 +665,7 @@ class HostileInputHttpIntegrationTest {
     HttpRequest.Builder request =
         HttpRequest.newBuilder(URI.create("http://localhost:" + port + path))
             .timeout(Duration.ofSeconds(30))
+            .header("Authorization", "Bearer " + TestTokens.ALL_ROLES)
             .method(
                 method,
                 body == null

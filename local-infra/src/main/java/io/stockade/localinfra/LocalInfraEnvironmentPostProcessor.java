@@ -3,12 +3,16 @@ package io.stockade.localinfra;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.stream.Stream;
+import org.apache.commons.logging.Log;
 import org.springframework.boot.EnvironmentPostProcessor;
 import org.springframework.boot.SpringApplication;
+import org.springframework.boot.logging.DeferredLogFactory;
 import org.springframework.core.Ordered;
 import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.MapPropertySource;
 import org.springframework.util.ClassUtils;
+import org.springframework.util.StringUtils;
 
 /**
  * The zero-install default: when {@code spring.datasource.url} or (for an application that uses
@@ -18,6 +22,12 @@ import org.springframework.util.ClassUtils;
  * MariaDB/MySQL on 127.0.0.1:3306 (root, no password) and a Redis on 127.0.0.1:6379 are used when
  * they answer. Whatever is still missing is started embedded in {@code
  * stockade.local-infra.data-dir}, or attached to when another process already started it there.
+ *
+ * <p>When it supplies both (nothing of the infrastructure is configured) and no key to verify
+ * bearer tokens is configured either, the services accept tokens signed by the local development
+ * key ({@value #LOCAL_DEV_KEY}; its private half and long-lived tokens are in the repository), so
+ * that the quick start works. A deployment configures its database and Redis, so it never gets that
+ * key: without a key of its own it does not start.
  */
 class LocalInfraEnvironmentPostProcessor implements EnvironmentPostProcessor, Ordered {
 
@@ -28,7 +38,19 @@ class LocalInfraEnvironmentPostProcessor implements EnvironmentPostProcessor, Or
   private static final String REDIS_CLIENT =
       "org.springframework.data.redis.connection.RedisConnectionFactory";
 
+  /** The public half of the local development key pair: never for a deployment. */
+  static final String LOCAL_DEV_KEY = "classpath:io/stockade/localinfra/local-dev-jwt.pub";
+
+  private static final String JWT = "spring.security.oauth2.resourceserver.jwt.";
+  private static final String KEY_LOCATION = JWT + "public-key-location";
+
   private static LocalInfrastructure started;
+
+  private final Log log;
+
+  LocalInfraEnvironmentPostProcessor(DeferredLogFactory logs) {
+    this.log = logs.getLog(LocalInfraEnvironmentPostProcessor.class);
+  }
 
   @Override
   public void postProcessEnvironment(
@@ -38,12 +60,13 @@ class LocalInfraEnvironmentPostProcessor implements EnvironmentPostProcessor, Or
     }
     boolean needDatabase = !environment.containsProperty("spring.datasource.url");
     boolean needRedis =
-        ClassUtils.isPresent(REDIS_CLIENT, application.getClassLoader())
+        usesRedis(application)
             && !environment.containsProperty("spring.data.redis.host")
             && !environment.containsProperty("spring.data.redis.url");
     if (!needDatabase && !needRedis) {
       return;
     }
+    boolean allLocal = needDatabase && (needRedis || !usesRedis(application));
     String database = environment.getProperty(PREFIX + "database", "stockade");
     Map<String, Object> properties = new HashMap<>();
     if (environment.getProperty(PREFIX + "probe-default-ports", Boolean.class, false)) {
@@ -68,9 +91,25 @@ class LocalInfraEnvironmentPostProcessor implements EnvironmentPostProcessor, Or
         putRedis(properties, endpoints.redisHost(), endpoints.redisPort());
       }
     }
+    if (allLocal && !hasTokenKey(environment)) {
+      properties.put(KEY_LOCATION, LOCAL_DEV_KEY);
+      log.warn(
+          "No token key configured and everything local: accepting bearer tokens signed by the"
+              + " local development key (never use it in a deployment; see the README)");
+    }
     environment
         .getPropertySources()
         .addLast(new MapPropertySource("stockadeLocalInfra", properties));
+  }
+
+  /** Whether the application is told where to find a key to verify bearer tokens. */
+  private static boolean hasTokenKey(ConfigurableEnvironment environment) {
+    return Stream.of("public-key-location", "jwk-set-uri", "issuer-uri")
+        .anyMatch(name -> StringUtils.hasText(environment.getProperty(JWT + name)));
+  }
+
+  private static boolean usesRedis(SpringApplication application) {
+    return ClassUtils.isPresent(REDIS_CLIENT, application.getClassLoader());
   }
 
   /** One set of servers per JVM, however many application contexts (tests) ask for them. */

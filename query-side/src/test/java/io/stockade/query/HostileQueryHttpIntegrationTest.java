@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.stockade.api.reservation.ReservationLine;
 import io.stockade.api.reservation.StockReserved;
 import io.stockade.api.sku.SkuRegistered;
+import io.stockade.platform.testing.TestTokens;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -132,6 +133,7 @@ class HostileQueryHttpIntegrationTest {
             HttpRequest.newBuilder(
                     URI.create("http://localhost:" + port + path.replace("%RUN%", run)))
                 .timeout(Duration.ofSeconds(30))
+                .header("Authorization", "Bearer " + TestTokens.ALL_ROLES)
                 .build(),
             HttpResponse.BodyHandlers.ofString());
 

@@ -10,7 +10,7 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.http.ResponseEntity;
 import tools.jackson.databind.JsonNode;
 
-/** The query side describes its HTTP API as OpenAPI, every endpoint of the contract in it. */
+/** The query side describes its HTTP API as OpenAPI, to callers without a token too. */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 class OpenApiHttpIntegrationTest {
 
@@ -34,7 +34,7 @@ class OpenApiHttpIntegrationTest {
 
   @Test
   void describesEveryEndpointOfTheContractWithItsOutcomes() {
-    ResponseEntity<JsonNode> docs = new ApiClient(port).get("/v3/api-docs");
+    ResponseEntity<JsonNode> docs = new ApiClient(port).withoutToken().get("/v3/api-docs");
 
     assertThat(docs.getStatusCode().value()).isEqualTo(200);
     JsonNode api = docs.getBody();
@@ -59,7 +59,8 @@ class OpenApiHttpIntegrationTest {
 
   @Test
   void servesSwaggerUi() {
-    ResponseEntity<String> page = new ApiClient(port).getText("/swagger-ui/index.html");
+    ResponseEntity<String> page =
+        new ApiClient(port).withoutToken().getText("/swagger-ui/index.html");
 
     assertThat(page.getStatusCode().value()).isEqualTo(200);
     assertThat(page.getBody()).contains("Swagger UI");

@@ -1,6 +1,7 @@
 package io.stockade.platform.testing;
 
 import java.util.Map;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
@@ -9,18 +10,38 @@ import tools.jackson.databind.JsonNode;
 
 /**
  * A plain HTTP client for the services' tests: every status comes back as a response (none is
- * thrown), bodies as JSON trees.
+ * thrown), bodies as JSON trees. It sends a bearer token with every role ({@link
+ * TestTokens#ALL_ROLES}) unless told otherwise ({@link #withToken}, {@link #withoutToken}).
  */
 public final class ApiClient {
 
+  private final int port;
   private final RestClient http;
 
   public ApiClient(int port) {
-    http =
+    this(port, TestTokens.ALL_ROLES);
+  }
+
+  private ApiClient(int port, String token) {
+    this.port = port;
+    RestClient.Builder builder =
         RestClient.builder()
             .baseUrl("http://localhost:" + port)
-            .defaultStatusHandler(status -> true, (request, response) -> {})
-            .build();
+            .defaultStatusHandler(status -> true, (request, response) -> {});
+    if (token != null) {
+      builder.defaultHeader(HttpHeaders.AUTHORIZATION, "Bearer " + token);
+    }
+    http = builder.build();
+  }
+
+  /** The same service, with {@code Authorization: Bearer <token>} on every request. */
+  public ApiClient withToken(String token) {
+    return new ApiClient(port, token);
+  }
+
+  /** The same service, without an {@code Authorization} header. */
+  public ApiClient withoutToken() {
+    return new ApiClient(port, null);
   }
 
   public ResponseEntity<JsonNode> get(String path) {
@@ -40,11 +61,21 @@ public final class ApiClient {
   /** Sends {@code jsonBody} (or none) with these request headers. */
   public ResponseEntity<JsonNode> send(
       HttpMethod method, String path, String jsonBody, Map<String, String> headers) {
-    RestClient.RequestBodySpec request = http.method(method).uri(path);
+    RestClient.RequestBodySpec request = request(method, path, jsonBody);
     headers.forEach(request::header);
+    return request.retrieve().toEntity(JsonNode.class);
+  }
+
+  /** Sends the request as {@link #send} does and answers its status, whatever its body. */
+  public int status(HttpMethod method, String path, String jsonBody) {
+    return request(method, path, jsonBody).retrieve().toBodilessEntity().getStatusCode().value();
+  }
+
+  private RestClient.RequestBodySpec request(HttpMethod method, String path, String jsonBody) {
+    RestClient.RequestBodySpec request = http.method(method).uri(path);
     if (jsonBody != null) {
       request.contentType(MediaType.APPLICATION_JSON).body(jsonBody);
     }
-    return request.retrieve().toEntity(JsonNode.class);
+    return request;
   }
 }

@@ -1,5 +1,6 @@
 package io.stockade.query.replay;
 
+import io.stockade.platform.testing.TestTokens;
 import io.stockade.query.QuerySideApplication;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -97,6 +98,9 @@ public final class ReplayThroughput {
                 "--spring.data.redis.host=" + redisHost,
                 "--spring.data.redis.port=" + redisPort,
                 "--logging.level.root=WARN",
+                // No request is made, but a service does not start without a token key.
+                "--spring.security.oauth2.resourceserver.jwt.public-key-location="
+                    + TestTokens.PUBLIC_KEY_LOCATION,
                 // Its first run folds the whole event store: not part of what is measured.
                 "--stockade.reconciliation.interval=0s");
     try {

@@ -12,6 +12,7 @@ import io.stockade.api.sku.SkuRegistered;
 import io.stockade.api.sku.StockReplenished;
 import io.stockade.platform.testing.ApiClient;
 import io.stockade.platform.testing.Metrics;
+import io.stockade.platform.testing.TestTokens;
 import io.stockade.query.Events;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -311,6 +312,7 @@ class StockProjectionIntegrationTest {
             HttpRequest.newBuilder(
                     URI.create("http://localhost:" + port + "/api/stock/" + sku + "/stream"))
                 .header("Accept", "text/event-stream")
+                .header("Authorization", "Bearer " + TestTokens.ALL_ROLES)
                 .build(),
             HttpResponse.BodyHandlers.ofLines());
     assertThat(response.statusCode()).isEqualTo(200);

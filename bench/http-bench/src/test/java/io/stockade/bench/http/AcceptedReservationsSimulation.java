@@ -42,6 +42,7 @@ public class AcceptedReservationsSimulation extends Simulation {
             .on(
                 exec(http("register SKU")
                         .put(session -> "/api/skus/" + sku(session.getLong(SKU_NUMBER)))
+                        .header("Authorization", BenchParameters.bearer(parameters.adminToken()))
                         .body(StringBody("{\"initialStock\": " + skuStock + "}"))
                         .check(status().is(201)))
                     .exec(this::nextSku));
@@ -51,7 +52,12 @@ public class AcceptedReservationsSimulation extends Simulation {
                 ClosedLoop.warmUpThenMeasure(
                     parameters,
                     "reserve one unit",
-                    name -> http(name).post("/api/reservations").body(StringBody(this::reserve)),
+                    name ->
+                        http(name)
+                            .post("/api/reservations")
+                            .header(
+                                "Authorization", BenchParameters.bearer(parameters.clientToken()))
+                            .body(StringBody(this::reserve)),
                     warmUp,
                     accepted,
                     201));

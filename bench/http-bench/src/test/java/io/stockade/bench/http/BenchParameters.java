@@ -10,11 +10,21 @@ import java.util.StringJoiner;
  * own, which inherits the environment but not Maven's system properties).
  */
 record BenchParameters(
-    String baseUrl, int users, Duration warmUp, Duration duration, String runId) {
+    String baseUrl,
+    String adminToken,
+    String clientToken,
+    int users,
+    Duration warmUp,
+    Duration duration,
+    String runId) {
 
   static BenchParameters fromEnvironment() {
     return new BenchParameters(
         text("BASE_URL", "http://127.0.0.1:8080"),
+        // Bearer tokens: admin registers the SKUs, client reserves (bench/http passes the local
+        // development ones, which its service accepts).
+        required("ADMIN_TOKEN"),
+        required("CLIENT_TOKEN"),
         number("USERS", 32),
         Duration.ofSeconds(number("WARMUP", 10)),
         Duration.ofSeconds(number("DURATION", 30)),
@@ -25,6 +35,19 @@ record BenchParameters(
   static String text(String name, String fallback) {
     String value = System.getenv(name);
     return value == null || value.isBlank() ? fallback : value;
+  }
+
+  static String required(String name) {
+    String value = text(name, null);
+    if (value == null) {
+      throw new IllegalStateException(name + " is not set: bench/http sets it");
+    }
+    return value;
+  }
+
+  /** The {@code Authorization} header's value for a token. */
+  static String bearer(String token) {
+    return "Bearer " + token;
   }
 
   static int number(String name, int fallback) {

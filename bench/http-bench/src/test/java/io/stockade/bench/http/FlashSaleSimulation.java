@@ -49,10 +49,15 @@ public class FlashSaleSimulation extends Simulation {
             .exec(
                 http("register SKU")
                     .put("/api/skus/" + skuId)
+                    .header("Authorization", BenchParameters.bearer(parameters.adminToken()))
                     .body(StringBody("{\"initialStock\": " + stock + "}"))
                     .check(status().is(201)));
     Function<String, HttpRequestActionBuilder> request =
-        name -> http(name).post("/api/reservations").body(StringBody(this::reserve));
+        name ->
+            http(name)
+                .post("/api/reservations")
+                .header("Authorization", BenchParameters.bearer(parameters.clientToken()))
+                .body(StringBody(this::reserve));
     ScenarioBuilder sale =
         scenario("flash sale")
             .exec(sellOut::start)

@@ -1,0 +1,129 @@
+package io.stockade.platform.security;
+
+import jakarta.servlet.DispatcherType;
+import java.time.Instant;
+import java.util.Objects;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.security.autoconfigure.actuate.web.servlet.EndpointRequest;
+import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
+import org.springframework.security.access.hierarchicalroles.RoleHierarchy;
+import org.springframework.security.access.hierarchicalroles.RoleHierarchyImpl;
+import org.springframework.security.config.annotation.web.builders.HttpSecurity;
+import org.springframework.security.config.http.SessionCreationPolicy;
+import org.springframework.security.oauth2.core.OAuth2TokenValidator;
+import org.springframework.security.oauth2.jwt.Jwt;
+import org.springframework.security.oauth2.jwt.JwtClaimNames;
+import org.springframework.security.oauth2.jwt.JwtClaimValidator;
+import org.springframework.security.oauth2.jwt.JwtDecoder;
+import org.springframework.security.oauth2.jwt.JwtIssuerValidator;
+import org.springframework.security.oauth2.server.resource.authentication.JwtAuthenticationConverter;
+import org.springframework.security.oauth2.server.resource.authentication.JwtGrantedAuthoritiesConverter;
+import org.springframework.security.web.SecurityFilterChain;
+import org.springframework.web.servlet.HandlerExceptionResolver;
+
+/**
+ * Bearer JWTs in every Stockade web application: a stateless API (no session, no CSRF token, no
+ * login page) whose requests carry {@code Authorization: Bearer <JWT>}. The token's key comes from
+ * Spring Boot's {@code spring.security.oauth2.resourceserver.jwt.*} settings; without one the
+ * application does not start. Roles come from the {@code roles} claim; {@code /actuator/health} and
+ * its groups are open, the rest of the actuator needs {@code admin}, each service's endpoints need
+ * what its {@link ApiAccessRules} say, and anything else is denied.
+ */
+@AutoConfiguration(
+    beforeName = {
+      // Each of them adds a filter chain of its own unless one exists already.
+      "org.springframework.boot.security.autoconfigure.actuate.web.servlet.ManagementWebSecurityAutoConfiguration",
+      "org.springframework.boot.security.autoconfigure.web.servlet.ServletWebSecurityAutoConfiguration",
+      "org.springframework.boot.security.oauth2.server.resource.autoconfigure.servlet.OAuth2ResourceServerAutoConfiguration"
+    })
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+public class SecurityConfiguration {
+
+  @Bean
+  SecurityFilterChain apiSecurity(
+      HttpSecurity http,
+      ObjectProvider<JwtDecoder> decoders,
+      ObjectProvider<ApiAccessRules> rules,
+      SecurityProblems problems) {
+    JwtDecoder decoder = decoders.getIfUnique();
+    if (decoder == null) {
+      throw new MissingTokenKeyException();
+    }
+    http.sessionManagement(
+            session -> session.sessionCreationPolicy(SessionCreationPolicy.STATELESS))
+        .csrf(csrf -> csrf.disable())
+        .formLogin(form -> form.disable())
+        .httpBasic(basic -> basic.disable())
+        .logout(logout -> logout.disable())
+        .requestCache(cache -> cache.disable())
+        .oauth2ResourceServer(
+            server ->
+                server
+                    .jwt(jwt -> jwt.decoder(decoder).jwtAuthenticationConverter(rolesClaim()))
+                    .authenticationEntryPoint(problems)
+                    .accessDeniedHandler(problems))
+        .exceptionHandling(
+            exceptions ->
+                exceptions.authenticationEntryPoint(problems).accessDeniedHandler(problems))
+        .authorizeHttpRequests(
+            requests -> {
+              // The error page and the rest of an asynchronous response (live streams) belong to
+              // a request that was authorized already.
+              requests
+                  .dispatcherTypeMatchers(DispatcherType.ERROR, DispatcherType.ASYNC)
+                  .permitAll();
+              // Health and its groups (liveness, readiness) for load balancers and orchestrators.
+              requests.requestMatchers(EndpointRequest.to("health")).permitAll();
+              requests.requestMatchers(EndpointRequest.toAnyEndpoint()).hasRole(Roles.ADMIN);
+              rules.orderedStream().forEach(rule -> rule.authorize(requests));
+              requests.anyRequest().denyAll();
+            });
+    return http.build();
+  }
+
+  /** Also Spring Security's handler of the URLs its firewall refuses. */
+  @Bean
+  SecurityProblems securityProblems(
+      @Qualifier("handlerExceptionResolver") HandlerExceptionResolver problemResolver) {
+    return new SecurityProblems(problemResolver);
+  }
+
+  /** {@code admin} implies {@code client} and {@code reader}. */
+  @Bean
+  static RoleHierarchy roleHierarchy() {
+    return RoleHierarchyImpl.withDefaultRolePrefix()
+        .role(Roles.ADMIN)
+        .implies(Roles.CLIENT, Roles.READER)
+        .build();
+  }
+
+  /** Tokens without an expiry are refused (Spring checks {@code exp} only when it is there). */
+  @Bean
+  OAuth2TokenValidator<Jwt> tokenMustExpire() {
+    return new JwtClaimValidator<Instant>(JwtClaimNames.EXP, Objects::nonNull);
+  }
+
+  /**
+   * With a key (rather than {@code issuer-uri}, which checks it itself), {@code iss} must be {@code
+   * stockade.security.issuer} when that is set.
+   */
+  @Bean
+  @ConditionalOnProperty("stockade.security.issuer")
+  OAuth2TokenValidator<Jwt> tokenFromConfiguredIssuer(Environment environment) {
+    return new JwtIssuerValidator(environment.getRequiredProperty("stockade.security.issuer"));
+  }
+
+  private static JwtAuthenticationConverter rolesClaim() {
+    JwtGrantedAuthoritiesConverter roles = new JwtGrantedAuthoritiesConverter();
+    roles.setAuthoritiesClaimName(Roles.CLAIM);
+    roles.setAuthorityPrefix("ROLE_");
+    JwtAuthenticationConverter converter = new JwtAuthenticationConverter();
+    converter.setJwtGrantedAuthoritiesConverter(roles);
+    return converter;
+  }
+}

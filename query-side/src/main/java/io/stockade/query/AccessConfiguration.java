@@ -1,0 +1,37 @@
+package io.stockade.query;
+
+import static org.springframework.http.HttpMethod.GET;
+import static org.springframework.http.HttpMethod.POST;
+
+import io.stockade.platform.security.ApiAccessRules;
+import io.stockade.platform.security.Roles;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * Which role each endpoint of the query side needs. Anything not named here is denied (the
+ * platform's last rule); the actuator's rules are the platform's.
+ */
+@Configuration(proxyBeanMethods = false)
+class AccessConfiguration {
+
+  @Bean
+  ApiAccessRules querySideAccess() {
+    return requests ->
+        requests
+            .requestMatchers(POST, "/api/replays")
+            .hasRole(Roles.ADMIN)
+            .requestMatchers(
+                GET,
+                "/api/stock",
+                "/api/stock/*",
+                "/api/stock/*/stream",
+                "/api/reservations/*",
+                "/api/audit/reservations/*",
+                "/api/audit/skus/*",
+                "/api/reconciliation",
+                "/api/reconciliation/skus/*",
+                "/api/replays/*")
+            .hasRole(Roles.READER);
+  }
+}
