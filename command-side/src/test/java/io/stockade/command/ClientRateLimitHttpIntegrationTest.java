@@ -4,6 +4,7 @@ import static io.stockade.command.CommandCalls.status;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.stockade.platform.testing.ApiClient;
+import io.stockade.platform.testing.TestTokens;
 import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.BeforeEach;
@@ -18,8 +19,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import tools.jackson.databind.JsonNode;
 
 /**
- * The per-client rate limit over HTTP: a burst of 5 for the calling client (these requests carry no
- * principal: the {@code anonymous} client) and a token back every 1,000 s, whatever the users.
+ * The per-client rate limit over HTTP: a burst of 5 for the calling client (the subject of the
+ * tests' tokens) and a token back every 1,000 s, whatever the users.
  */
 @SpringBootTest(
     webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
@@ -32,7 +33,8 @@ import tools.jackson.databind.JsonNode;
     })
 class ClientRateLimitHttpIntegrationTest {
 
-  private static final String CLIENT_BUCKET = "stockade:ratelimit:client:{anonymous}";
+  private static final String CLIENT_BUCKET =
+      "stockade:ratelimit:client:{" + TestTokens.SUBJECT + "}";
 
   @LocalServerPort private int port;
   @Autowired private StringRedisTemplate redis;

@@ -31,6 +31,9 @@ public final class TestTokens {
   /** The {@code iss} the services expect in the tests ({@code stockade.security.issuer}). */
   public static final String ISSUER = "stockade-test";
 
+  /** The {@code sub} of every token minted here: the calling client's name in the services. */
+  public static final String SUBJECT = "test-user";
+
   /** Where the services find the test public key. */
   public static final String PUBLIC_KEY_LOCATION =
       "classpath:io/stockade/platform/testing/test-jwt.pub";
@@ -91,7 +94,7 @@ public final class TestTokens {
     Instant now = Instant.now();
     return new JWTClaimsSet.Builder()
         .issuer(ISSUER)
-        .subject("test-user")
+        .subject(SUBJECT)
         .issueTime(Date.from(now))
         .expirationTime(Date.from(now.plus(LIFETIME)))
         .claim("roles", List.of(roles));
