@@ -677,12 +677,17 @@
       following = new AbortController();
       const signal = following.signal;
       sessionStorage.setItem(REPLAY_KEY, replayId);
+      let seenRunning = false;
       while (!signal.aborted) {
         try {
           if (show(await get(`/api/replays/${enc(replayId)}`, signal))) {
-            stock.restart();
+            if (seenRunning) {
+              // Streams that paused or failed during the replay start again on the rebuilt model.
+              stock.restart();
+            }
             return;
           }
+          seenRunning = true;
         } catch (error) {
           if (signal.aborted) {
             return;
