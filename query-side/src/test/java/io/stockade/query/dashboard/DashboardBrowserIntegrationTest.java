@@ -11,23 +11,20 @@ import io.stockade.api.sku.SkuRegistered;
 import io.stockade.api.sku.StockReplenished;
 import io.stockade.platform.testing.ApiClient;
 import io.stockade.query.Events;
-import jakarta.servlet.FilterChain;
-import jakarta.servlet.ServletException;
-import jakarta.servlet.http.HttpServletRequest;
-import jakarta.servlet.http.HttpServletResponse;
 import java.io.File;
 import java.io.IOException;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Queue;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.BooleanSupplier;
+import java.util.logging.Level;
 import java.util.stream.Stream;
 import org.axonframework.eventsourcing.eventstore.EventStore;
 import org.junit.jupiter.api.AfterAll;
@@ -44,21 +41,25 @@ import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.logging.LogEntry;
+import org.openqa.selenium.logging.LogType;
+import org.openqa.selenium.logging.LoggingPreferences;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
-import org.springframework.context.annotation.Import;
 import org.springframework.transaction.support.TransactionTemplate;
-import org.springframework.web.filter.OncePerRequestFilter;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The operator's dashboard in a real browser: Debian's headless Chromium, driven through its
  * chromedriver, against this service on a random port. Events are appended to the event store; the
  * page shows them as an operator would see them: the stock table following the live stream, the
  * chart of the SKU's stock over time, a reservation with its audit timeline, a reconciliation
- * report, a problem's title and detail. Every call the page makes carries the token typed into it.
+ * report, a replay, a problem's title and detail. Every call the page makes carries the token typed
+ * into it, as the browser's own log of its network requests shows.
  *
  * <p>Skipped (a JUnit condition, checked before the application starts) where Chromium or
  * chromedriver is not installed, as on a machine with only a JDK; CI installs both. Screenshots:
@@ -66,7 +67,6 @@ import org.springframework.web.filter.OncePerRequestFilter;
  * replay done).
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
-@Import(DashboardBrowserIntegrationTest.Requests.class)
 @EnabledIf(
     value = "browserInstalled",
     disabledReason =
@@ -82,47 +82,21 @@ class DashboardBrowserIntegrationTest {
   private static final String TOKEN = "dashboard-test-token";
   private static final Duration PATIENCE = Duration.ofSeconds(60);
 
+  private static final JsonMapper JSON = JsonMapper.builder().build();
+
   private static Path profile;
   private static WebDriver browser;
+  private static final List<Sent> sent = new ArrayList<>();
+
+  /** A request the browser sent: its path and {@code Authorization} header (null: none). */
+  private record Sent(String path, String authorization) {}
 
   @LocalServerPort private int port;
   @Autowired private EventStore eventStore;
   @Autowired private TransactionTemplate transaction;
-  @Autowired private Requests requests;
 
   private ApiClient http;
   private String run;
-
-  /**
-   * What the browser sent: the path and {@code Authorization} header of each of its API requests
-   * (the test's own, without a token, are told apart by their user agent).
-   */
-  static class Requests extends OncePerRequestFilter {
-
-    record Seen(String path, String authorization) {}
-
-    private final Queue<Seen> seen = new ConcurrentLinkedQueue<>();
-
-    @Override
-    protected void doFilterInternal(
-        HttpServletRequest request, HttpServletResponse response, FilterChain chain)
-        throws ServletException, IOException {
-      String agent = request.getHeader("User-Agent");
-      if (request.getRequestURI().startsWith("/api/")
-          && agent != null
-          && agent.contains("Chrome")) {
-        seen.add(new Seen(request.getRequestURI(), request.getHeader("Authorization")));
-      }
-      chain.doFilter(request, response);
-    }
-
-    List<String> authorizations(String path) {
-      return seen.stream()
-          .filter(request -> request.path().equals(path))
-          .map(Seen::authorization)
-          .toList();
-    }
-  }
 
   /** Checked before the application starts: without a browser there is nothing to start. */
   static boolean browserInstalled() {
@@ -145,6 +119,10 @@ class DashboardBrowserIntegrationTest {
     options.setBinary(CHROMIUM.toFile());
     // The machine's network may be closed: without the background-networking switches Chromium
     // waits on refused connections of its own.
+    // The browser's own record of its requests (the DevTools network events), headers included.
+    LoggingPreferences logs = new LoggingPreferences();
+    logs.enable(LogType.PERFORMANCE, Level.ALL);
+    options.setCapability(ChromeOptions.LOGGING_PREFS, logs);
     options.addArguments(
         "--headless",
         "--no-sandbox",
@@ -239,7 +217,7 @@ class DashboardBrowserIntegrationTest {
     waitFor(() -> stock(sku, "available").equals("114") && stock(sku, "reserved").equals("4"));
     assertThat(stock(sku, "total")).isEqualTo("120");
     assertThat(stock(sku, "stream")).isEqualTo("live");
-    assertThat(requests.authorizations("/api/stock/" + sku + "/stream"))
+    assertThat(authorizationsSent("/api/stock/" + sku + "/stream"))
         .isNotEmpty()
         .allMatch(("Bearer " + TOKEN)::equals);
 
@@ -255,7 +233,7 @@ class DashboardBrowserIntegrationTest {
     assertThat(pixelsOfColour(canvas, 0x1b, 0x7f, 0x3b))
         .as("pixels of the line of available units")
         .isGreaterThan(50);
-    assertThat(requests.authorizations("/api/audit/skus/" + sku))
+    assertThat(authorizationsSent("/api/audit/skus/" + sku))
         .isNotEmpty()
         .allMatch(("Bearer " + TOKEN)::equals);
 
@@ -280,9 +258,9 @@ class DashboardBrowserIntegrationTest {
     assertThat(detail("User")).isEqualTo("u-1");
     assertThat(detail("Lines")).isEqualTo("2 × " + sku);
     assertThat(text("reservation-message")).isEmpty();
-    assertThat(requests.authorizations("/api/audit/reservations/" + confirmed))
+    assertThat(authorizationsSent("/api/audit/reservations/" + confirmed))
         .containsExactly("Bearer " + TOKEN);
-    assertThat(requests.authorizations("/api/reservations/" + confirmed))
+    assertThat(authorizationsSent("/api/reservations/" + confirmed))
         .containsExactly("Bearer " + TOKEN);
 
     // A reconciliation report with a row for the SKU.
@@ -336,7 +314,7 @@ class DashboardBrowserIntegrationTest {
     assertThat(progress.getDomProperty("value")).isEqualTo("100");
     assertThat(text("replay-percent")).startsWith("100 % (");
     assertThat(text("replay-message")).isEmpty();
-    assertThat(requests.authorizations("/api/replays")).containsExactly("Bearer " + TOKEN);
+    assertThat(authorizationsSent("/api/replays")).containsExactly("Bearer " + TOKEN);
     screenshot(Path.of("target", "dashboard-replay.png"));
     // The rebuilt read model has the SKU again.
     await()
@@ -359,6 +337,25 @@ class DashboardBrowserIntegrationTest {
                           .asString())
                   .isEqualTo("CONFIRMED");
             });
+  }
+
+  /** The {@code Authorization} header of each request the browser sent to this path so far. */
+  private static List<String> authorizationsSent(String path) {
+    for (LogEntry entry : browser.manage().logs().get(LogType.PERFORMANCE)) {
+      JsonNode message = JSON.readTree(entry.getMessage()).path("message");
+      if (message.path("method").asString().equals("Network.requestWillBeSent")) {
+        JsonNode request = message.path("params").path("request");
+        JsonNode authorization = request.path("headers").path("Authorization");
+        sent.add(
+            new Sent(
+                URI.create(request.path("url").asString()).getPath(),
+                authorization.isMissingNode() ? null : authorization.asString()));
+      }
+    }
+    return sent.stream()
+        .filter(request -> path.equals(request.path()))
+        .map(Sent::authorization)
+        .toList();
   }
 
   private String url(String path) {
