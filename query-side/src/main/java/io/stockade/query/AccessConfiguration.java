@@ -9,8 +9,8 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * Which role each endpoint of the query side needs. Anything not named here is denied (the
- * platform's last rule); the actuator's rules are the platform's.
+ * Which role each endpoint of the query side needs; the dashboard's files are open. Anything not
+ * named here is denied (the platform's last rule); the actuator's rules are the platform's.
  */
 @Configuration(proxyBeanMethods = false)
 class AccessConfiguration {
@@ -32,6 +32,10 @@ class AccessConfiguration {
                 "/api/reconciliation",
                 "/api/reconciliation/skus/*",
                 "/api/replays/*")
-            .hasRole(Roles.READER);
+            .hasRole(Roles.READER)
+            // The dashboard's page, script and style: what it shows comes from the calls above,
+            // with the token the operator types into it.
+            .requestMatchers(GET, "/", "/dashboard", "/dashboard/**")
+            .permitAll();
   }
 }

@@ -219,6 +219,22 @@ class AccessHttpIntegrationTest {
     assertThat(answer.getBody().get("status").asString()).isEqualTo("UP");
   }
 
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "/dashboard/",
+        "/dashboard/app.js",
+        "/dashboard/style.css",
+        "/v3/api-docs",
+        "/swagger-ui/index.html"
+      })
+  void theDashboardsFilesAndTheApiDescriptionAreOpenWithoutAToken(String path) {
+    ResponseEntity<String> answer = http.withoutToken().getText(path);
+
+    assertThat(answer.getStatusCode().value()).isEqualTo(200);
+    assertThat(answer.getBody()).isNotBlank();
+  }
+
   @Test
   void aRequestNoRuleNamesIsDeniedEvenToAdmin() throws Exception {
     String admin = TestTokens.withRoles("admin", "client", "reader");

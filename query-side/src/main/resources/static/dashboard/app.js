@@ -1,0 +1,732 @@
+// The operator's dashboard: plain JavaScript over the query side's HTTP API, no build step.
+// Every call goes through fetch() so that it can carry the bearer token; that includes the live
+// stock streams, read as server-sent events from a streaming body (EventSource sends no headers).
+'use strict';
+
+(() => {
+  const TOKEN_KEY = 'stockade.dashboard.token';
+  const SKUS_KEY = 'stockade.dashboard.skus';
+  const REPLAY_KEY = 'stockade.dashboard.replay';
+  // A browser opens at most 6 connections to one server over HTTP/1.1 and each stream holds one:
+  // the first SKUs are streamed, the others polled, so that lookups always find a connection.
+  const MAX_STREAMS = 4;
+  const POLL_MS = 5000;
+  const LEDGER_PAGE_SIZE = 500;
+  const LEDGER_MAX_PAGES = 10;
+  const RECONCILIATION_MAX_ROWS = 500;
+
+  const $ = (id) => document.getElementById(id);
+  const enc = encodeURIComponent;
+
+  // ---- HTTP ----
+
+  function token() {
+    return sessionStorage.getItem(TOKEN_KEY) || '';
+  }
+
+  function headers(accept) {
+    const result = { Accept: accept || 'application/json' };
+    if (token()) {
+      result.Authorization = 'Bearer ' + token();
+    }
+    return result;
+  }
+
+  class ApiError extends Error {
+    constructor(status, title, detail) {
+      super(detail ? `${title}: ${detail}` : title);
+      this.status = status;
+      this.title = title;
+      this.detail = detail;
+    }
+  }
+
+  const STATUS_HINTS = {
+    401: 'a valid access token is needed',
+    403: 'the access token lacks the role this needs',
+  };
+
+  /** The problem (RFC 9457) a response carries, or one made of its status. */
+  async function problemOf(response) {
+    const type = response.headers.get('Content-Type') || '';
+    if (type.includes('json')) {
+      try {
+        const body = await response.json();
+        return new ApiError(response.status, body.title || `HTTP ${response.status}`, body.detail || '');
+      } catch (ignored) {
+        // Not JSON after all: fall through to the status.
+      }
+    }
+    return new ApiError(
+      response.status,
+      `HTTP ${response.status}`,
+      STATUS_HINTS[response.status] || response.statusText || '');
+  }
+
+  async function send(method, path, signal) {
+    let response;
+    try {
+      response = await fetch(path, { method, headers: headers(), signal, cache: 'no-store' });
+    } catch (error) {
+      if (error.name === 'AbortError') {
+        throw error;
+      }
+      throw new ApiError(0, 'Service unreachable', 'the query side did not answer');
+    }
+    if (!response.ok) {
+      throw await problemOf(response);
+    }
+    return response.status === 204 ? null : response.json();
+  }
+
+  const get = (path, signal) => send('GET', path, signal);
+
+  function sleep(ms, signal) {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      if (signal) {
+        signal.addEventListener('abort', () => {
+          clearTimeout(timer);
+          resolve();
+        }, { once: true });
+      }
+    });
+  }
+
+  /**
+   * Reads a text/event-stream body and calls onEvent({type, data}) for each event: the fields
+   * `event` and `data` (several data lines joined by newlines); comments and other fields ignored.
+   */
+  async function readEvents(body, onEvent) {
+    const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = '';
+    let type = '';
+    let data = [];
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) {
+        return;
+      }
+      buffer += value;
+      // A trailing CR may be the first half of a CRLF split across chunks: keep it for later.
+      const held = buffer.endsWith('\r') ? '\r' : '';
+      const lines = buffer.slice(0, buffer.length - held.length).replace(/\r\n?/g, '\n').split('\n');
+      buffer = lines.pop() + held;
+      for (const line of lines) {
+        if (line === '') {
+          if (data.length > 0) {
+            onEvent({ type: type || 'message', data: data.join('\n') });
+          }
+          type = '';
+          data = [];
+          continue;
+        }
+        if (line.startsWith(':')) {
+          continue;
+        }
+        const colon = line.indexOf(':');
+        const field = colon < 0 ? line : line.slice(0, colon);
+        let text = colon < 0 ? '' : line.slice(colon + 1);
+        if (text.startsWith(' ')) {
+          text = text.slice(1);
+        }
+        if (field === 'event') {
+          type = text;
+        } else if (field === 'data') {
+          data.push(text);
+        }
+      }
+    }
+  }
+
+  // ---- helpers for the page ----
+
+  function say(element, text, isError) {
+    element.textContent = text || '';
+    element.classList.toggle('error', Boolean(isError));
+  }
+
+  function cell(row, text, className) {
+    const td = document.createElement('td');
+    td.textContent = text === null || text === undefined ? '—' : String(text);
+    if (className) {
+      td.className = className;
+    }
+    row.appendChild(td);
+    return td;
+  }
+
+  function numbers(n) {
+    return n ? `${n.total} / ${n.available} / ${n.reserved} / ${n.sold}` : '—';
+  }
+
+  /** An instant as the API gives it, to the second, in UTC. */
+  function formatInstant(iso) {
+    return iso ? iso.replace('T', ' ').replace(/\.\d+/, '') : '—';
+  }
+
+  /** Seconds since the epoch; Date.parse is given milliseconds at most. */
+  function epochSeconds(iso) {
+    return Date.parse(iso.replace(/(\.\d{3})\d+/, '$1')) / 1000;
+  }
+
+  function skuList(text) {
+    return [...new Set(text.split(',').map((s) => s.trim()).filter((s) => s.length > 0))];
+  }
+
+  // ---- token ----
+
+  function showTokenState() {
+    say($('token-state'), token() ? 'Token in use.' : 'No token: calls go without one.');
+  }
+
+  $('token-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    const value = $('token').value.trim();
+    if (value) {
+      sessionStorage.setItem(TOKEN_KEY, value);
+    } else {
+      sessionStorage.removeItem(TOKEN_KEY);
+    }
+    showTokenState();
+    stock.restart();
+  });
+
+  $('token-forget').addEventListener('click', () => {
+    sessionStorage.removeItem(TOKEN_KEY);
+    $('token').value = '';
+    showTokenState();
+    stock.restart();
+  });
+
+  // ---- stock per SKU, live ----
+
+  const stock = (() => {
+    const body = $('stock-table').tBodies[0];
+    const message = $('stock-message');
+    const rows = new Map();
+    let skus = [];
+    let stop = new AbortController();
+
+    function row(skuId) {
+      const tr = document.createElement('tr');
+      tr.dataset.sku = skuId;
+      tr.dataset.updates = '0';
+      const th = document.createElement('th');
+      th.scope = 'row';
+      th.textContent = skuId;
+      tr.appendChild(th);
+      for (const field of ['total', 'available', 'reserved', 'sold', 'perUserLimit']) {
+        cell(tr, '', 'num').dataset.field = field;
+      }
+      cell(tr, '').dataset.field = 'updatedAt';
+      cell(tr, '').dataset.field = 'stream';
+      const chart = document.createElement('button');
+      chart.type = 'button';
+      chart.textContent = 'Chart';
+      chart.setAttribute('aria-label', `Chart of ${skuId} over time`);
+      chart.addEventListener('click', () => overTime.draw(skuId, ''));
+      cell(tr, '').replaceChildren(chart);
+      body.appendChild(tr);
+      rows.set(skuId, tr);
+      return tr;
+    }
+
+    function field(tr, name) {
+      return tr.querySelector(`[data-field="${name}"]`);
+    }
+
+    function fill(level) {
+      const tr = rows.get(level.skuId);
+      if (!tr) {
+        return;
+      }
+      for (const name of ['total', 'available', 'reserved', 'sold']) {
+        const td = field(tr, name);
+        const text = String(level[name]);
+        if (td.textContent !== text && td.textContent !== '—' && td.textContent !== '') {
+          td.classList.remove('changed');
+          // Restart the highlight's animation.
+          void td.offsetWidth;
+          td.classList.add('changed');
+        }
+        td.textContent = text;
+      }
+      field(tr, 'perUserLimit').textContent = level.perUserLimit ?? 'none';
+      field(tr, 'updatedAt').textContent = formatInstant(level.updatedAt);
+      tr.dataset.updates = String(Number(tr.dataset.updates) + 1);
+    }
+
+    function state(tr, text, isError) {
+      const td = field(tr, 'stream');
+      td.textContent = text;
+      td.classList.toggle('error', Boolean(isError));
+    }
+
+    /** Follows one SKU's stream until stopped; reconnects when it ends or breaks. */
+    async function follow(skuId, tr, signal) {
+      let failures = 0;
+      while (!signal.aborted) {
+        let wait = Math.min(30000, 1000 * 2 ** Math.min(failures, 5));
+        try {
+          const response = await fetch(`/api/stock/${enc(skuId)}/stream`, {
+            headers: headers('text/event-stream'),
+            signal,
+            cache: 'no-store',
+          });
+          if (!response.ok) {
+            const problem = await problemOf(response);
+            if (response.status !== 503) {
+              state(tr, `stopped: ${problem.message}`, true);
+              return;
+            }
+            const retryAfter = Number(response.headers.get('Retry-After'));
+            wait = retryAfter > 0 ? retryAfter * 1000 : wait;
+            state(tr, `${problem.message}; trying again`, true);
+          } else {
+            state(tr, 'live');
+            failures = 0;
+            await readEvents(response.body, (event) => {
+              if (event.type === 'stock') {
+                fill(JSON.parse(event.data));
+              }
+            });
+            // The service ends a stream after its timeout: open the next one.
+            wait = 0;
+          }
+        } catch (error) {
+          if (signal.aborted) {
+            return;
+          }
+          state(tr, 'connection lost; reconnecting', true);
+        }
+        failures++;
+        await sleep(wait, signal);
+      }
+    }
+
+    /** SKUs beyond the streamed ones: one request for all of them now and then. */
+    async function poll(polled, signal) {
+      while (!signal.aborted) {
+        try {
+          const levels = await get(`/api/stock?skuIds=${polled.map(enc).join(',')}`, signal);
+          levels.forEach(fill);
+          const known = new Set(levels.map((level) => level.skuId));
+          for (const skuId of polled) {
+            state(rows.get(skuId), known.has(skuId) ? `polled every ${POLL_MS / 1000} s` : 'unknown SKU',
+              !known.has(skuId));
+          }
+        } catch (error) {
+          if (signal.aborted) {
+            return;
+          }
+          polled.forEach((skuId) => state(rows.get(skuId), error.message, true));
+        }
+        await sleep(POLL_MS, signal);
+      }
+    }
+
+    async function watch(list) {
+      stop.abort();
+      stop = new AbortController();
+      const signal = stop.signal;
+      skus = list;
+      rows.clear();
+      body.replaceChildren();
+      if (list.length === 0) {
+        say(message, '');
+        return;
+      }
+      list.forEach(row);
+      say(message, 'Loading…');
+      let known;
+      try {
+        const levels = await get(`/api/stock?skuIds=${list.map(enc).join(',')}`, signal);
+        levels.forEach(fill);
+        known = new Set(levels.map((level) => level.skuId));
+      } catch (error) {
+        if (!signal.aborted) {
+          say(message, error.message, true);
+        }
+        return;
+      }
+      const unknown = list.filter((skuId) => !known.has(skuId));
+      unknown.forEach((skuId) => state(rows.get(skuId), 'unknown SKU', true));
+      const streamed = list.filter((skuId) => known.has(skuId)).slice(0, MAX_STREAMS);
+      const polled = list.filter((skuId) => known.has(skuId) && !streamed.includes(skuId));
+      streamed.forEach((skuId) => follow(skuId, rows.get(skuId), signal));
+      if (polled.length > 0) {
+        poll(polled, signal);
+      }
+      say(message, unknown.length > 0 ? `Unknown SKUs: ${unknown.join(', ')}` : '', unknown.length > 0);
+    }
+
+    $('stock-form').addEventListener('submit', (event) => {
+      event.preventDefault();
+      const list = skuList($('stock-skus').value);
+      sessionStorage.setItem(SKUS_KEY, list.join(','));
+      watch(list);
+    });
+
+    return {
+      restart: () => watch(skus),
+      watch,
+    };
+  })();
+
+  // ---- stock over time ----
+
+  const overTime = (() => {
+    const message = $('history-message');
+    const figure = $('history-figure');
+    const container = $('history-chart');
+    let plot = null;
+
+    function auditPath(skuId, at, page) {
+      const query = new URLSearchParams({ page: String(page), size: String(LEDGER_PAGE_SIZE) });
+      if (at) {
+        query.set('at', at);
+      }
+      return `/api/audit/skus/${enc(skuId)}?${query}`;
+    }
+
+    /**
+     * The latest entries of the SKU's ledger up to `at` (at most LEDGER_MAX_PAGES pages), with
+     * the numbers after each: worked back from the numbers as of `at`, so that a long ledger
+     * needs only its last pages.
+     */
+    async function ledger(skuId, at) {
+      const first = await get(auditPath(skuId, at, 0));
+      // Later pages at the instant the first one answered for, so that the pages fit together.
+      const pages = Math.ceil(first.totalEntries / LEDGER_PAGE_SIZE);
+      const from = Math.max(0, pages - LEDGER_MAX_PAGES);
+      const entries = [];
+      for (let page = from; page < pages; page++) {
+        const answer = page === 0 ? first : await get(auditPath(skuId, first.at, page));
+        entries.push(...answer.ledger);
+      }
+      let after = { total: first.total, available: first.available, reserved: first.reserved, sold: first.sold };
+      for (let i = entries.length - 1; i >= 0; i--) {
+        entries[i].after = after;
+        const change = entries[i].change;
+        after = {
+          total: after.total - change.total,
+          available: after.available - change.available,
+          reserved: after.reserved - change.reserved,
+          sold: after.sold - change.sold,
+        };
+      }
+      return { audit: first, entries };
+    }
+
+    function render({ audit, entries }) {
+      const x = [];
+      const series = { total: [], available: [], reserved: [], sold: [] };
+      let last = -Infinity;
+      for (const entry of entries) {
+        // Never backwards: entries are in event-store order, stamped by their writers' clocks.
+        last = Math.max(last, epochSeconds(entry.timestamp));
+        x.push(last);
+        for (const name of Object.keys(series)) {
+          series[name].push(entry.after[name]);
+        }
+      }
+      figure.hidden = false;
+      if (plot) {
+        plot.destroy();
+      }
+      const stepped = uPlot.paths.stepped({ align: 1 });
+      const line = (label, stroke) => ({ label, stroke, width: 2, paths: stepped, points: { show: x.length < 60 } });
+      plot = new uPlot({
+        width: chartWidth(),
+        height: 280,
+        scales: { x: { time: true } },
+        series: [
+          { label: 'Time' },
+          line('Total', '#555555'),
+          line('Available', '#1b7f3b'),
+          line('Reserved', '#b85c00'),
+          line('Sold', '#1f5fbf'),
+        ],
+        axes: [{}, { label: 'units' }],
+      }, [x, series.total, series.available, series.reserved, series.sold], container);
+      const shown = entries.length < audit.totalEntries ? `the last ${entries.length} of ${audit.totalEntries}` : `${entries.length}`;
+      $('history-caption').textContent =
+        `${audit.skuId} as of ${formatInstant(audit.at)}: total ${audit.total}, available ${audit.available}, ` +
+        `reserved ${audit.reserved}, sold ${audit.sold}; after each of ${shown} ledger entries.`;
+    }
+
+    function chartWidth() {
+      return Math.max(320, Math.min(1100, figure.parentElement.clientWidth - 8));
+    }
+
+    async function draw(skuId, at) {
+      $('history-sku').value = skuId;
+      $('history-at').value = at;
+      say(message, 'Loading…');
+      try {
+        render(await ledger(skuId, at));
+        say(message, '');
+      } catch (error) {
+        say(message, error.message, true);
+      }
+    }
+
+    $('history-form').addEventListener('submit', (event) => {
+      event.preventDefault();
+      draw($('history-sku').value.trim(), $('history-at').value.trim());
+    });
+
+    window.addEventListener('resize', () => {
+      if (plot) {
+        plot.setSize({ width: chartWidth(), height: 280 });
+      }
+    });
+
+    return { draw };
+  })();
+
+  // ---- reservation and its audit timeline ----
+
+  (() => {
+    const message = $('reservation-message');
+    const details = $('reservation-details');
+    const timeline = $('timeline');
+
+    function describeLines(lines) {
+      return (lines || []).map((line) => `${line.quantity} × ${line.skuId}`).join(', ');
+    }
+
+    function showDetails(view) {
+      const items = [
+        ['Reservation', view.reservationId],
+        ['User', view.userId],
+        ['Status', view.status],
+        ['Lines', describeLines(view.lines)],
+        ['Created', formatInstant(view.createdAt)],
+        ['Expires', formatInstant(view.expiresAt)],
+        ['Confirmed', formatInstant(view.confirmedAt)],
+        ['Released', formatInstant(view.releasedAt)],
+        ['Release reason', view.releaseReason || '—'],
+      ];
+      details.replaceChildren();
+      for (const [name, value] of items) {
+        const dt = document.createElement('dt');
+        dt.textContent = name;
+        const dd = document.createElement('dd');
+        dd.textContent = value;
+        dd.dataset.field = name;
+        details.append(dt, dd);
+      }
+      details.hidden = false;
+    }
+
+    function summary(payload) {
+      const parts = [`user ${payload.userId}`, describeLines(payload.lines)];
+      if (payload.expiresAt) {
+        parts.push(`expires ${formatInstant(payload.expiresAt)}`);
+      }
+      if (payload.reason) {
+        parts.push(`reason ${payload.reason}`);
+      }
+      return parts.filter(Boolean).join('; ');
+    }
+
+    function showTimeline(events) {
+      timeline.replaceChildren();
+      for (const event of events) {
+        const li = document.createElement('li');
+        li.dataset.type = event.type;
+        const time = document.createElement('time');
+        time.dateTime = event.timestamp;
+        time.textContent = formatInstant(event.timestamp);
+        const type = document.createElement('strong');
+        type.className = 'event-type';
+        type.textContent = event.type;
+        const sequence = document.createElement('span');
+        sequence.className = 'help';
+        sequence.textContent = ` (sequence ${event.sequenceNumber})`;
+        const what = document.createElement('div');
+        what.textContent = summary(event.payload || {});
+        li.append(time, ' ', type, sequence, what);
+        timeline.appendChild(li);
+      }
+      $('timeline-heading').hidden = false;
+    }
+
+    $('reservation-form').addEventListener('submit', async (event) => {
+      event.preventDefault();
+      const id = $('reservation-id').value.trim();
+      details.hidden = true;
+      $('timeline-heading').hidden = true;
+      timeline.replaceChildren();
+      say(message, 'Looking up…');
+      // The view comes from the read model, the timeline from the event store: either may answer
+      // without the other (a replay in progress, a projection behind).
+      const [view, audit] = await Promise.allSettled([
+        get(`/api/reservations/${enc(id)}`),
+        get(`/api/audit/reservations/${enc(id)}`),
+      ]);
+      const problems = [];
+      if (view.status === 'fulfilled') {
+        showDetails(view.value);
+      } else {
+        problems.push(`Reservation: ${view.reason.message}`);
+      }
+      if (audit.status === 'fulfilled') {
+        showTimeline(audit.value);
+      } else {
+        problems.push(`Timeline: ${audit.reason.message}`);
+      }
+      say(message, problems.join(' — '), problems.length > 0);
+    });
+  })();
+
+  // ---- reconciliation ----
+
+  (() => {
+    const message = $('reconciliation-message');
+    const SEVERITY = { DRIFT: 0, IN_FLIGHT: 1, CONSISTENT: 2 };
+
+    function statusCell(tr, status) {
+      cell(tr, status, `status status-${status}`);
+    }
+
+    function show(report) {
+      const s = report.summary;
+      const gate = report.gate || {};
+      $('reconciliation-summary').textContent =
+        `Checked ${formatInstant(report.generatedAt)} up to event ${report.events ? report.events.position : '—'}. ` +
+        `Gate ${gate.status}${gate.marker ? ` (${gate.marker})` : ''}` +
+        `${gate.pendingAdmissions !== null && gate.pendingAdmissions !== undefined ? `, ${gate.pendingAdmissions} admissions pending` : ''}` +
+        `${gate.error ? `: ${gate.error}` : ''}. ` +
+        `${s.skus} SKUs: ${s.consistent} consistent, ${s.inFlight} in flight, ${s.drift} drift; ` +
+        `${s.reservationMismatches} reservation mismatches.`;
+      const skus = [...report.skus].sort(
+        (a, b) => (SEVERITY[a.status] ?? 3) - (SEVERITY[b.status] ?? 3) || a.skuId.localeCompare(b.skuId));
+      const body = $('reconciliation-skus').tBodies[0];
+      body.replaceChildren();
+      for (const sku of skus.slice(0, RECONCILIATION_MAX_ROWS)) {
+        const tr = document.createElement('tr');
+        tr.dataset.sku = sku.skuId;
+        const th = document.createElement('th');
+        th.scope = 'row';
+        th.textContent = sku.skuId;
+        tr.appendChild(th);
+        statusCell(tr, sku.status);
+        cell(tr, numbers(sku.gate));
+        cell(tr, numbers(sku.events));
+        cell(tr, numbers(sku.readModel));
+        cell(tr, numbers(sku.difference && sku.difference.unexplained));
+        cell(tr, formatInstant(sku.since));
+        body.appendChild(tr);
+      }
+      const mismatches = $('reconciliation-mismatches').tBodies[0];
+      mismatches.replaceChildren();
+      for (const mismatch of report.reservationMismatches.slice(0, RECONCILIATION_MAX_ROWS)) {
+        const tr = document.createElement('tr');
+        const th = document.createElement('th');
+        th.scope = 'row';
+        th.textContent = mismatch.reservationId;
+        tr.appendChild(th);
+        cell(tr, mismatch.intent);
+        cell(tr, mismatch.readModel);
+        cell(tr, mismatch.skuIds.join(', '));
+        statusCell(tr, mismatch.status);
+        cell(tr, formatInstant(mismatch.since));
+        mismatches.appendChild(tr);
+      }
+      $('reconciliation-mismatches').hidden = report.reservationMismatches.length === 0;
+      $('reconciliation-report').hidden = false;
+      const cut = report.skus.length > RECONCILIATION_MAX_ROWS || report.reservationMismatches.length > RECONCILIATION_MAX_ROWS;
+      say(message, cut ? `Showing the first ${RECONCILIATION_MAX_ROWS} rows of each table, the worst first.` : '');
+    }
+
+    $('reconciliation-run').addEventListener('click', async () => {
+      say(message, 'Checking…');
+      try {
+        show(await get('/api/reconciliation'));
+      } catch (error) {
+        say(message, error.message, true);
+      }
+    });
+  })();
+
+  // ---- replay ----
+
+  (() => {
+    const message = $('replay-message');
+    const box = $('replay-progress-box');
+    const progress = $('replay-progress');
+    let following = null;
+
+    function show(replay) {
+      box.hidden = false;
+      progress.value = replay.percent;
+      $('replay-label').textContent = `Replay ${replay.replayId}: ${replay.status}`;
+      $('replay-percent').textContent =
+        `${replay.percent} % (${replay.processed} of ${replay.total} events)`;
+      const ended = replay.status === 'DONE' || replay.status === 'FAILED';
+      say(message, replay.status === 'FAILED' ? `Failed: ${replay.failure || 'no reason given'}` : '',
+        replay.status === 'FAILED');
+      return ended;
+    }
+
+    async function follow(replayId) {
+      following?.abort();
+      following = new AbortController();
+      const signal = following.signal;
+      sessionStorage.setItem(REPLAY_KEY, replayId);
+      let seenRunning = false;
+      while (!signal.aborted) {
+        try {
+          if (show(await get(`/api/replays/${enc(replayId)}`, signal))) {
+            if (seenRunning) {
+              // Streams that paused or failed during the replay start again on the rebuilt model.
+              stock.restart();
+            }
+            return;
+          }
+          seenRunning = true;
+        } catch (error) {
+          if (signal.aborted) {
+            return;
+          }
+          say(message, error.message, true);
+          if (error.status === 404 || error.status === 401 || error.status === 403) {
+            return;
+          }
+        }
+        await sleep(1000, signal);
+      }
+    }
+
+    $('replay-start').addEventListener('click', async () => {
+      if (!window.confirm('Rebuild the read models from the event store? They answer 503 until it is done.')) {
+        return;
+      }
+      say(message, 'Starting…');
+      try {
+        const started = await send('POST', '/api/replays');
+        follow(started.replayId);
+      } catch (error) {
+        say(message, error.message, true);
+      }
+    });
+
+    const last = sessionStorage.getItem(REPLAY_KEY);
+    if (last) {
+      follow(last);
+    }
+  })();
+
+  // ---- start ----
+
+  $('token').value = token();
+  showTokenState();
+  const saved = sessionStorage.getItem(SKUS_KEY);
+  if (saved) {
+    $('stock-skus').value = saved;
+    stock.watch(skuList(saved));
+  }
+})();
