@@ -7,7 +7,6 @@ import io.stockade.platform.testing.ApiClient;
 import io.stockade.platform.testing.TestTokens;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.UUID;
@@ -135,7 +134,7 @@ class AccessHttpIntegrationTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("endpoints")
   void withoutATokenEveryEndpointAnswers401AndChangesNothing(Endpoint endpoint) {
-    quiesce();
+    StoreSnapshot.awaitSettled(redis, jdbc, run);
     StoreSnapshot before = snapshot();
 
     ResponseEntity<JsonNode> answer = call(http.withoutToken(), endpoint);
@@ -149,7 +148,7 @@ class AccessHttpIntegrationTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("invalidTokens")
   void anInvalidTokenIsRefusedWith401AndChangesNothing(String what, String token) {
-    quiesce();
+    StoreSnapshot.awaitSettled(redis, jdbc, run);
     StoreSnapshot before = snapshot();
 
     for (Endpoint endpoint : endpoints().toList()) {
@@ -167,7 +166,7 @@ class AccessHttpIntegrationTest {
   @MethodSource("endpointsAndTokensWithoutTheirRole")
   void aTokenWithoutTheEndpointsRoleIsRefusedWith403AndChangesNothing(
       Endpoint endpoint, List<String> roles) {
-    quiesce();
+    StoreSnapshot.awaitSettled(redis, jdbc, run);
     StoreSnapshot before = snapshot();
 
     ResponseEntity<JsonNode> answer =
@@ -255,21 +254,6 @@ class AccessHttpIntegrationTest {
             .withoutPadding()
             .encodeToString("{\"alg\":\"none\"}".getBytes(StandardCharsets.UTF_8));
     return header + "." + token.split("\\.")[1] + ".";
-  }
-
-  /** Waits until what the setup started (the gate follower) has settled. */
-  private void quiesce() {
-    List<StoreSnapshot> last = new ArrayList<>(List.of(snapshot()));
-    await()
-        .atMost(Duration.ofSeconds(20))
-        .pollInterval(Duration.ofMillis(150))
-        .until(
-            () -> {
-              StoreSnapshot now = snapshot();
-              boolean settled = now.inScope().equals(last.get(0).inScope());
-              last.set(0, now);
-              return settled;
-            });
   }
 
   private StoreSnapshot snapshot() {

@@ -1,7 +1,6 @@
 package io.stockade.command;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import io.stockade.platform.testing.TestTokens;
 import java.io.IOException;
@@ -14,8 +13,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -93,7 +90,7 @@ class HostileInputHttpIntegrationTest {
                 "POST", "/api/reservations", reserveBody(reservation, "u-1", line(sku, "2")), JSON))
         .extracting(HttpResponse::statusCode)
         .isEqualTo(201);
-    quiesce();
+    StoreSnapshot.awaitSettled(redis, jdbc, run);
   }
 
   static Stream<Hostile> hostileRequests() {
@@ -633,21 +630,6 @@ class HostileInputHttpIntegrationTest {
       assertThat(problem.get("errors")).isNotEmpty();
     }
     assertThat(body).doesNotContain("Exception", "at io.", "at org.");
-  }
-
-  /** Waits until what the setup started (the gate follower, say) has settled. */
-  private void quiesce() {
-    List<StoreSnapshot> last = new ArrayList<>(List.of(snapshot()));
-    await()
-        .atMost(Duration.ofSeconds(20))
-        .pollInterval(Duration.ofMillis(150))
-        .until(
-            () -> {
-              StoreSnapshot now = snapshot();
-              boolean settled = now.inScope().equals(last.get(0).inScope());
-              last.set(0, now);
-              return settled;
-            });
   }
 
   private StoreSnapshot snapshot() {

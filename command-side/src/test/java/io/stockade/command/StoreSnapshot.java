@@ -1,7 +1,9 @@
 package io.stockade.command;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -34,6 +36,24 @@ record StoreSnapshot(
 
   private static final String MARKER = "stockade:gate";
   private static final String PENDING = "stockade:gate:pending";
+
+  /**
+   * Waits until the keys and rows of {@code token} stop changing between two snapshots (what a
+   * test's setup started, such as the gate follower, has settled).
+   */
+  static void awaitSettled(StringRedisTemplate redis, JdbcTemplate jdbc, String token) {
+    List<StoreSnapshot> last = new ArrayList<>(List.of(take(redis, jdbc, token)));
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .pollInterval(Duration.ofMillis(150))
+        .until(
+            () -> {
+              StoreSnapshot now = take(redis, jdbc, token);
+              boolean settled = now.inScope().equals(last.get(0).inScope());
+              last.set(0, now);
+              return settled;
+            });
+  }
 
   /** Takes a snapshot of the keys and rows whose identifiers contain {@code token}. */
   static StoreSnapshot take(StringRedisTemplate redis, JdbcTemplate jdbc, String token) {
