@@ -19,7 +19,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Base64;
 import java.util.Date;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Bearer tokens for the services' tests, signed with the test key pair of this package. The test
@@ -79,6 +81,32 @@ public final class TestTokens {
   }
 
   /** A token with every role, signed by a key the services do not know. */
+  /**
+   * Tokens a service must refuse with 401, each with every role, by what is wrong with them:
+   * expired, signed by another key, from another issuer, without an expiry, garbage, cut short,
+   * unsigned.
+   */
+  public static Map<String, String> invalid() {
+    Map<String, String> tokens = new LinkedHashMap<>();
+    tokens.put("expired", expired());
+    tokens.put("signed by another key", signedByAnotherKey());
+    tokens.put("from another issuer", fromAnotherIssuer());
+    tokens.put("without an expiry", withoutExpiry());
+    tokens.put("garbage", "not-a-jwt");
+    tokens.put("a JWT cut short", ALL_ROLES.substring(0, 100));
+    tokens.put("unsigned", unsigned(ALL_ROLES));
+    return tokens;
+  }
+
+  /** The token's claims under an {@code alg: none} header and no signature. */
+  private static String unsigned(String token) {
+    String header =
+        Base64.getUrlEncoder()
+            .withoutPadding()
+            .encodeToString("{\"alg\":\"none\"}".getBytes(StandardCharsets.UTF_8));
+    return header + "." + token.split("\\.")[1] + ".";
+  }
+
   public static String signedByAnotherKey() {
     try {
       KeyPairGenerator generator = KeyPairGenerator.getInstance("RSA");
