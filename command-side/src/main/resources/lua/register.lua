@@ -1,8 +1,11 @@
 -- Admission gate: seed a SKU's counters, once.
 --
--- KEYS[1]   counters of the SKU (hash)   stockade:sku:{<skuId>}
+-- KEYS[1]   counters of the SKU (hash)   stockade:{<t>}:sku:<skuId>
 -- ARGV[1]   initial stock, an integer from 0 to 2^53-1
 -- ARGV[2]   per-user limit, an integer >= 0, or -1 for no limit
+-- ARGV[3]   buckets: the partition indices of the SKU's buckets, home first ("7", "3 9 14"); every
+--           bucket's counters record it, and the caller seeds each bucket with its share of the
+--           stock, the home bucket last
 --
 -- Returns:
 --   {1}                            SEEDED: the counters did not exist and now do
@@ -10,11 +13,11 @@
 --   error "ERR_ARGUMENT <reason>"  malformed call; nothing written
 --   error "ERR_TYPE <key>"         the key holds the wrong Redis type; nothing written
 
--- The gate's epoch comes first, before the keys and arguments above: KEYS[1] is the gate's marker
--- (hash stockade:gate) and ARGV[1] the epoch the caller opened the gate in. When the marker holds
--- another epoch, or none (Redis lost its data, or the gate is being rebuilt from the event store),
--- the script answers {-1}, CLOSED, and writes nothing. The rest of the script sees KEYS and ARGV
--- without them.
+-- The gate's epoch comes first, before the keys and arguments above: KEYS[1] is the marker of the
+-- partition the script acts in (hash stockade:{<t>}:gate) and ARGV[1] the epoch the caller opened
+-- the gate in. When the marker holds another epoch, or none (Redis lost the partition's data, or
+-- the gate is being rebuilt from the event store), the script answers {-1}, CLOSED, and writes
+-- nothing. The rest of the script sees KEYS and ARGV without them.
 local marker = table.remove(KEYS, 1)
 local gate_epoch = table.remove(ARGV, 1)
 if marker == nil or gate_epoch == nil or redis.call('HGET', marker, 'epoch') ~= gate_epoch then
@@ -32,11 +35,16 @@ local function integer(value, min)
   return number
 end
 
-if #KEYS ~= 1 or #ARGV ~= 2 then
-  return redis.error_reply('ERR_ARGUMENT expected 1 key and 2 arguments')
+if #KEYS ~= 1 or #ARGV ~= 3 then
+  return redis.error_reply('ERR_ARGUMENT expected 1 key and 3 arguments')
 end
 local initial = integer(ARGV[1], 0)
 local limit = integer(ARGV[2], -1)
+local buckets = ARGV[3]
+if buckets == nil or #buckets > 5120 or string.find(buckets, '  ', 1, true)
+    or not (string.match(buckets, '^%d+$') or string.match(buckets, '^%d[%d ]*%d$')) then
+  return redis.error_reply('ERR_ARGUMENT buckets')
+end
 if initial == nil then
   return redis.error_reply('ERR_ARGUMENT initial stock')
 end
@@ -51,5 +59,6 @@ end
 if kind ~= 'none' then
   return redis.error_reply('ERR_TYPE ' .. KEYS[1])
 end
-redis.call('HSET', KEYS[1], 'available', initial, 'reserved', 0, 'sold', 0, 'limit', limit)
+redis.call('HSET', KEYS[1], 'available', initial, 'reserved', 0, 'sold', 0, 'limit', limit,
+  'buckets', buckets)
 return { 1 }

@@ -1,7 +1,8 @@
 -- Admission gate: add sellable stock to a SKU, once per replenishment id.
 --
--- KEYS[1]   counters of the SKU (hash)                       stockade:sku:{<skuId>}
--- KEYS[2]   replenishments applied to it (hash: id -> qty)   stockade:sku:{<skuId>}:replenishments
+-- KEYS[1]   counters of the SKU (hash)                       stockade:{<t>}:sku:<skuId>
+-- KEYS[2]   replenishments applied to it (hash: id -> qty)
+--           stockade:{<t>}:sku:<skuId>:replenishments
 -- ARGV[1]   replenishmentId: [A-Za-z0-9._-]{1,64}
 -- ARGV[2]   quantity, an integer from 1 to 2^53-1
 --
@@ -12,11 +13,11 @@
 --   {4}              UNKNOWN_SKU: no counters for that SKU; nothing changed
 --   error "ERR_ARGUMENT <reason>" / "ERR_TYPE <key>": malformed call; nothing written
 
--- The gate's epoch comes first, before the keys and arguments above: KEYS[1] is the gate's marker
--- (hash stockade:gate) and ARGV[1] the epoch the caller opened the gate in. When the marker holds
--- another epoch, or none (Redis lost its data, or the gate is being rebuilt from the event store),
--- the script answers {-1}, CLOSED, and writes nothing. The rest of the script sees KEYS and ARGV
--- without them.
+-- The gate's epoch comes first, before the keys and arguments above: KEYS[1] is the marker of the
+-- partition the script acts in (hash stockade:{<t>}:gate) and ARGV[1] the epoch the caller opened
+-- the gate in. When the marker holds another epoch, or none (Redis lost the partition's data, or
+-- the gate is being rebuilt from the event store), the script answers {-1}, CLOSED, and writes
+-- nothing. The rest of the script sees KEYS and ARGV without them.
 local marker = table.remove(KEYS, 1)
 local gate_epoch = table.remove(ARGV, 1)
 if marker == nil or gate_epoch == nil or redis.call('HGET', marker, 'epoch') ~= gate_epoch then

@@ -1,20 +1,32 @@
--- Admission gate: reserve every line of one reservation, or none.
+-- Admission gate: reserve every line of one reservation in one partition, or none.
 --
--- KEYS[1]          intent record of the reservation (hash)       stockade:reservation:{<reservationId>}
--- KEYS[2]          admission sequence (string counter)           stockade:gate:sequence
--- KEYS[3]          admitted, not yet known to be recorded        stockade:gate:pending
+-- All keys lie in one partition (one hash slot, tag {<t>}). A reservation whose SKUs lie in several
+-- partitions is admitted one partition at a time, each part with this script: the first part takes
+-- the next sequence number, the others are given it (ARGV[5]); a part that is refused makes the
+-- caller withdraw the parts it took (withdraw.lua).
+--
+-- KEYS[1]          intent record of the reservation's part (hash)  stockade:{<t>}:reservation:<id>
+-- KEYS[2]          admission sequence (string counter)             stockade:{<t>}:gate:sequence
+-- KEYS[3]          admitted, not yet known to be recorded          stockade:{<t>}:gate:pending
 --                  (sorted set: intent keys scored by admission time; the recovery sweeper's
 --                  work list, cleared once the reservation's event is stored)
--- KEYS[2+2i]       counters of the SKU of line i (hash)          stockade:sku:{<skuId>}
---                  fields available, reserved, sold, limit (-1 = no per-user limit)
--- KEYS[3+2i]       units each user holds of that SKU (hash)      stockade:sku:{<skuId>}:holders
+-- KEYS[2+2i]       counters of the SKU of line i (hash)            stockade:{<t>}:sku:<skuId>
+--                  fields available, reserved, sold, limit (-1 = no per-user limit); for a SKU
+--                  split into buckets, the counters of the user's bucket, in this partition
+-- KEYS[3+2i]       units each user holds of that SKU (hash)
+--                  stockade:{<t>}:sku:<skuId>:holders
 --                  for i = 1..n, in the caller's line order
 -- ARGV[1]          userId
--- ARGV[2]          fingerprint: the reservation's content in canonical form; a retry must match it
+-- ARGV[2]          fingerprint: the whole reservation's content in canonical form; a retry must
+--                  match it
 -- ARGV[3]          now, epoch milliseconds
 -- ARGV[4]          hold, milliseconds until the reservation expires unless confirmed
--- ARGV[3+2i]       skuId of line i
--- ARGV[4+2i]       quantity of line i, an integer from 1 to 2^31-1
+-- ARGV[5]          0: take the next sequence number; else the sequence number of this admission
+--                  (given by its first part); an intent of another sequence is REUSED
+-- ARGV[6]          the partition's index p: a new sequence number is counter * 1024 + p, unique
+--                  across partitions
+-- ARGV[5+2i]       skuId of line i
+-- ARGV[6+2i]       quantity of line i, an integer from 1 to 2^31-1
 --
 -- Lines naming the same SKU are merged (quantities added) before anything is checked;
 -- "line index" below is 0-based in the merged order (first occurrence of each SKU).
@@ -28,7 +40,8 @@
 --                                                 is 1 when it is RESERVED and still pending: the
 --                                                 caller is counted as one more of its recorders
 --                                                 (field recorders) and must store it, else 0
---   {3}                                           REUSED: the id is known with other content
+--   {3}                                           REUSED: the id is known with other content, or
+--                                                 (with a given sequence) of another admission
 --   {4, lineIndex}                                INSUFFICIENT: not enough available stock
 --   {5, lineIndex, limit, alreadyHeld}            LIMIT_EXCEEDED: the user's allowance is too small
 --   {6, lineIndex}                                UNKNOWN_SKU: no counters for that SKU
@@ -36,11 +49,11 @@
 --   error "ERR_TYPE <key>"                        a key holds the wrong Redis type; nothing written
 -- Every check runs before the first write, so a refusal or an error writes nothing.
 
--- The gate's epoch comes first, before the keys and arguments above: KEYS[1] is the gate's marker
--- (hash stockade:gate) and ARGV[1] the epoch the caller opened the gate in. When the marker holds
--- another epoch, or none (Redis lost its data, or the gate is being rebuilt from the event store),
--- the script answers {-1}, CLOSED, and writes nothing. The rest of the script sees KEYS and ARGV
--- without them.
+-- The gate's epoch comes first, before the keys and arguments above: KEYS[1] is the marker of the
+-- partition the script acts in (hash stockade:{<t>}:gate) and ARGV[1] the epoch the caller opened
+-- the gate in. When the marker holds another epoch, or none (Redis lost the partition's data, or
+-- the gate is being rebuilt from the event store), the script answers {-1}, CLOSED, and writes
+-- nothing. The rest of the script sees KEYS and ARGV without them.
 local marker = table.remove(KEYS, 1)
 local gate_epoch = table.remove(ARGV, 1)
 if marker == nil or gate_epoch == nil or redis.call('HGET', marker, 'epoch') ~= gate_epoch then
@@ -74,9 +87,10 @@ local function has_type(key, expected)
 end
 
 -- Arguments.
-local line_count = (#ARGV - 4) / 2
-if #ARGV < 6 or line_count ~= math.floor(line_count) then
-  return argument_error('expected userId, fingerprint, now, hold and (skuId, quantity) pairs')
+local line_count = (#ARGV - 6) / 2
+if #ARGV < 8 or line_count ~= math.floor(line_count) then
+  return argument_error(
+    'expected userId, fingerprint, now, hold, sequence, partition and (skuId, quantity) pairs')
 end
 if #KEYS ~= 3 + 2 * line_count then
   return argument_error('expected 3 + 2 keys per line')
@@ -97,13 +111,21 @@ end
 if hold == nil then
   return argument_error('hold')
 end
+local given = integer(ARGV[5], 0, 9007199254740991)
+local partition = integer(ARGV[6], 0, 1023)
+if given == nil then
+  return argument_error('sequence')
+end
+if partition == nil then
+  return argument_error('partition')
+end
 
 -- Merge lines of the same SKU.
 local merged = {}
 local by_sku = {}
 for i = 1, line_count do
-  local sku = ARGV[3 + 2 * i]
-  local quantity = integer(ARGV[4 + 2 * i], 1, MAX_QUANTITY)
+  local sku = ARGV[5 + 2 * i]
+  local quantity = integer(ARGV[6 + 2 * i], 1, MAX_QUANTITY)
   if not valid_id(sku) then
     return argument_error('skuId of line ' .. (i - 1))
   end
@@ -141,7 +163,7 @@ end
 -- A reservation id is admitted at most once.
 local intent = redis.call('HMGET', KEYS[1], 'fingerprint', 'sequence', 'admittedAt', 'expiresAt', 'state')
 if intent[1] then
-  if intent[1] ~= fingerprint then
+  if intent[1] ~= fingerprint or (given > 0 and tonumber(intent[2]) ~= given) then
     return { 3 }
   end
   local recording = 0
@@ -177,7 +199,10 @@ for index, line in ipairs(merged) do
 end
 
 -- Take every line and record the intent, in one step.
-local sequence = redis.call('INCR', KEYS[2])
+local sequence = given
+if sequence == 0 then
+  sequence = redis.call('INCR', KEYS[2]) * 1024 + partition
+end
 local expires = now + hold
 local recorded = {}
 for _, line in ipairs(merged) do

@@ -1,14 +1,17 @@
--- Admission gate: rebuild step. Writes the gate's keys from the event store, one batch at a time,
--- only while the rebuild that calls it is still the gate's rebuild.
+-- Admission gate: rebuild step. Writes the gate's keys of one partition from the event store, one
+-- batch at a time, only while the rebuild that calls it is still the gate's rebuild.
 --
--- KEYS[1]      the gate's marker (hash)   stockade:gate
--- KEYS[2..n]   the keys the batch writes
+-- KEYS[1]      the partition's marker (hash)   stockade:{<t>}:gate
+-- KEYS[2..n]   the keys the batch writes, all in the partition
 -- ARGV[1]      the epoch being built
 -- ARGV[2]      BEGIN: close the gate for that epoch (marker := {building = epoch}), unless a later
 --                     epoch is being built already; no other argument
 --              WRITE: apply the operations that follow, if the marker is still {building = epoch}
---              OPEN:  like WRITE, then marker := {epoch = epoch, runId = ARGV[3]}
--- ARGV[3]      with OPEN: the run_id of the Redis server the gate was built on
+--              OPEN:  like WRITE, then marker := {epoch = epoch, runId = ARGV[3],
+--                     partitions = ARGV[4], placement = ARGV[5]}
+-- ARGV[3]      with OPEN: the run_id of the Redis server(s) the gate was built on
+-- ARGV[4..5]   with OPEN: the layout the keys were written in: the number of partitions and the
+--              placement pattern ('' for none)
 -- then, with WRITE and OPEN, operations: name, key index (into KEYS), argument count, arguments;
 -- name is one of HSET, PEXPIRE, SET, UNLINK, ZADD.
 --
@@ -35,9 +38,12 @@ end
 
 local first = 3
 if mode == 'OPEN' then
-  first = 4
+  first = 6
   if ARGV[3] == nil then
     return redis.error_reply('ERR_ARGUMENT runId')
+  end
+  if ARGV[4] == nil or not string.match(ARGV[4], '^%d+$') or ARGV[5] == nil then
+    return redis.error_reply('ERR_ARGUMENT layout')
   end
 elseif mode ~= 'WRITE' then
   return redis.error_reply('ERR_ARGUMENT mode')
@@ -70,6 +76,7 @@ for _, operation in ipairs(operations) do
 end
 if mode == 'OPEN' then
   redis.call('DEL', marker)
-  redis.call('HSET', marker, 'epoch', epoch, 'runId', ARGV[3])
+  redis.call('HSET', marker, 'epoch', epoch, 'runId', ARGV[3], 'partitions', ARGV[4],
+    'placement', ARGV[5])
 end
 return { 1 }

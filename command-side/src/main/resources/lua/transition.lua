@@ -1,8 +1,8 @@
 -- Admission gate: end a reservation, by confirming it (payment succeeded) or releasing it.
 --
--- KEYS[1]      intent record of the reservation (hash)   stockade:reservation:{<reservationId>}
--- KEYS[2i]     counters of the SKU of line i (hash)      stockade:sku:{<skuId>}
--- KEYS[2i+1]   units each user holds of that SKU (hash)  stockade:sku:{<skuId>}:holders
+-- KEYS[1]      intent record of the reservation (hash)   stockade:{<t>}:reservation:<id>
+-- KEYS[2i]     counters of the SKU of line i (hash)      stockade:{<t>}:sku:<skuId>
+-- KEYS[2i+1]   units each user holds of that SKU (hash)  stockade:{<t>}:sku:<skuId>:holders
 --              for i = 1..n, in the order of the intent's lines
 -- ARGV[1]      CONFIRMED or RELEASED: the state to go to
 -- ARGV[2]      retention: milliseconds the finished intent is kept (the idempotency window)
@@ -21,11 +21,11 @@
 --   {5}   STALE: ARGV[3] differs from the intent's lines; read them again; nothing changed
 --   error "ERR_ARGUMENT <reason>" / "ERR_TYPE <key>" / "ERR_STATE <key>": nothing written
 
--- The gate's epoch comes first, before the keys and arguments above: KEYS[1] is the gate's marker
--- (hash stockade:gate) and ARGV[1] the epoch the caller opened the gate in. When the marker holds
--- another epoch, or none (Redis lost its data, or the gate is being rebuilt from the event store),
--- the script answers {-1}, CLOSED, and writes nothing. The rest of the script sees KEYS and ARGV
--- without them.
+-- The gate's epoch comes first, before the keys and arguments above: KEYS[1] is the marker of the
+-- partition the script acts in (hash stockade:{<t>}:gate) and ARGV[1] the epoch the caller opened
+-- the gate in. When the marker holds another epoch, or none (Redis lost the partition's data, or
+-- the gate is being rebuilt from the event store), the script answers {-1}, CLOSED, and writes
+-- nothing. The rest of the script sees KEYS and ARGV without them.
 local marker = table.remove(KEYS, 1)
 local gate_epoch = table.remove(ARGV, 1)
 if marker == nil or gate_epoch == nil or redis.call('HGET', marker, 'epoch') ~= gate_epoch then

@@ -1,10 +1,10 @@
 -- Admission gate: withdraw an admission whose storing failed before its transaction could commit,
 -- so that its units are back at once instead of after the recovery sweeper's bound.
 --
--- KEYS[1]      intent record of the reservation (hash)   stockade:reservation:{<reservationId>}
--- KEYS[2]      admitted, not yet known to be recorded    stockade:gate:pending
--- KEYS[2i+1]   counters of the SKU of line i (hash)      stockade:sku:{<skuId>}
--- KEYS[2i+2]   units each user holds of that SKU (hash)  stockade:sku:{<skuId>}:holders
+-- KEYS[1]      intent record of the reservation (hash)   stockade:{<t>}:reservation:<id>
+-- KEYS[2]      admitted, not yet known to be recorded    stockade:{<t>}:gate:pending
+-- KEYS[2i+1]   counters of the SKU of line i (hash)      stockade:{<t>}:sku:<skuId>
+-- KEYS[2i+2]   units each user holds of that SKU (hash)  stockade:{<t>}:sku:<skuId>:holders
 --              for i = 1..n, in the order of the intent's lines
 -- ARGV[1]      the admission's sequence number: only that admission is withdrawn
 -- ARGV[2]      the intent's lines as the caller read them ("sku qty sku qty ..."); they must match
@@ -22,11 +22,11 @@
 --   {5}   STALE: ARGV[2] differs from the intent's lines; read them again; nothing changed
 --   error "ERR_ARGUMENT <reason>" / "ERR_TYPE <key>" / "ERR_STATE <key>": nothing written
 
--- The gate's epoch comes first, before the keys and arguments above: KEYS[1] is the gate's marker
--- (hash stockade:gate) and ARGV[1] the epoch the caller opened the gate in. When the marker holds
--- another epoch, or none (Redis lost its data, or the gate is being rebuilt from the event store),
--- the script answers {-1}, CLOSED, and writes nothing. The rest of the script sees KEYS and ARGV
--- without them.
+-- The gate's epoch comes first, before the keys and arguments above: KEYS[1] is the marker of the
+-- partition the script acts in (hash stockade:{<t>}:gate) and ARGV[1] the epoch the caller opened
+-- the gate in. When the marker holds another epoch, or none (Redis lost the partition's data, or
+-- the gate is being rebuilt from the event store), the script answers {-1}, CLOSED, and writes
+-- nothing. The rest of the script sees KEYS and ARGV without them.
 local marker = table.remove(KEYS, 1)
 local gate_epoch = table.remove(ARGV, 1)
 if marker == nil or gate_epoch == nil or redis.call('HGET', marker, 'epoch') ~= gate_epoch then

@@ -94,7 +94,7 @@ class ClientRateLimitHttpIntegrationTest {
     assertThat(confirm.getBody().get("limit").asString()).isEqualTo("client");
     assertThat(confirm.getHeaders().getFirst(HttpHeaders.RETRY_AFTER)).isNotBlank();
     assertThat(status(release)).isEqualTo(429);
-    assertThat(redis.opsForHash().get("stockade:reservation:{O-" + run + "-3}", "state"))
+    assertThat(redis.opsForHash().get("stockade:{g0}:reservation:O-" + run + "-3", "state"))
         .isEqualTo("RESERVED");
     assertThat(RecordedEvents.count(jdbc, "O-" + run + "-3", null)).isEqualTo(1);
   }

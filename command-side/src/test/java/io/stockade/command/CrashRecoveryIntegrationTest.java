@@ -65,8 +65,8 @@ class CrashRecoveryIntegrationTest {
   private static final String DATABASE = "stockade_test_crash";
   private static final String LOOPBACK = "127.0.0.1";
   private static final int DEFAULT_DATABASE_PORT = 3306;
-  private static final String PENDING = "stockade:gate:pending";
-  private static final String INTENT_PREFIX = "stockade:reservation:{";
+  private static final String PENDING = "stockade:{g0}:gate:pending";
+  private static final String INTENT_PREFIX = "stockade:{g0}:reservation:";
   private static final String EVENTS = "io.stockade.api.reservation.";
 
   private static final int STOCK = 40;
@@ -346,7 +346,7 @@ class CrashRecoveryIntegrationTest {
     assertThat(redis.zcard(PENDING)).as("pending admissions").isZero();
     Map<String, long[]> record = unitsFromEvents();
     for (String sku : SKUS) {
-      Map<String, String> gate = redis.hgetall("stockade:sku:{" + sku + "}");
+      Map<String, String> gate = redis.hgetall("stockade:{g0}:sku:" + sku);
       long[] units = record.getOrDefault(sku, new long[2]);
       assertThat(number(gate, "reserved"))
           .as("gate reserved of %s vs the events", sku)
@@ -400,7 +400,7 @@ class CrashRecoveryIntegrationTest {
   private void checkEachSku() {
     Map<String, long[]> record = unitsFromEvents();
     for (String sku : SKUS) {
-      Map<String, String> gate = redis.hgetall("stockade:sku:{" + sku + "}");
+      Map<String, String> gate = redis.hgetall("stockade:{g0}:sku:" + sku);
       long available = number(gate, "available");
       long reserved = number(gate, "reserved");
       long sold = number(gate, "sold");
@@ -420,7 +420,7 @@ class CrashRecoveryIntegrationTest {
           .as("reserved + sold of %s by the events", sku)
           .isLessThanOrEqualTo(STOCK);
       long held =
-          redis.hgetall("stockade:sku:{" + sku + "}:holders").values().stream()
+          redis.hgetall("stockade:{g0}:sku:" + sku + ":holders").values().stream()
               .mapToLong(Long::parseLong)
               .sum();
       assertThat(held).as("units the users of %s hold", sku).isEqualTo(reserved + sold);
@@ -755,7 +755,7 @@ class CrashRecoveryIntegrationTest {
   }
 
   private static String idOf(String intentKey) {
-    return intentKey.substring(INTENT_PREFIX.length(), intentKey.length() - 1);
+    return intentKey.substring(INTENT_PREFIX.length());
   }
 
   private static String simpleName(String type) {

@@ -154,9 +154,9 @@ class DatabaseOutageIntegrationTest {
         .atMost(Duration.ofSeconds(60))
         .untilAsserted(
             () -> {
-              assertThat(gate.opsForZSet().size("stockade:gate:pending")).isZero();
+              assertThat(gate.opsForZSet().size("stockade:{g0}:gate:pending")).isZero();
               int recorded = reservedEvents(jdbc, sku);
-              assertThat(gate.opsForHash().entries("stockade:sku:{" + sku + "}"))
+              assertThat(gate.opsForHash().entries("stockade:{g0}:sku:" + sku))
                   .containsEntry("reserved", String.valueOf(recorded))
                   .containsEntry("available", String.valueOf(STOCK - recorded));
             });
@@ -168,7 +168,7 @@ class DatabaseOutageIntegrationTest {
     // (A reservation stored although its caller got 503, its commit under way when the database
     // stopped, is why 201s may be fewer: a retry with its id would get 200.)
     assertThat(recorded).isEqualTo(STOCK).isGreaterThanOrEqualTo(admitted.get() + late);
-    assertThat(gate.opsForHash().entries("stockade:sku:{" + sku + "}"))
+    assertThat(gate.opsForHash().entries("stockade:{g0}:sku:" + sku))
         .containsEntry("available", "0")
         .containsEntry("reserved", String.valueOf(STOCK));
   }
@@ -197,10 +197,10 @@ class DatabaseOutageIntegrationTest {
         assertThat(refused.getStatusCode().value()).isEqualTo(503);
         assertThat(refused.getBody().get("type").asString()).endsWith("/event-store-unavailable");
         // Before the answer, not after the sweeper's bound (which cannot act without a database).
-        assertThat(gate.opsForHash().entries("stockade:sku:{" + sku + "}"))
+        assertThat(gate.opsForHash().entries("stockade:{g0}:sku:" + sku))
             .containsEntry("available", "5")
             .containsEntry("reserved", "0");
-        assertThat(gate.hasKey("stockade:reservation:{" + id + "}")).isFalse();
+        assertThat(gate.hasKey("stockade:{g0}:reservation:" + id)).isFalse();
       }
     } finally {
       database.start();

@@ -96,8 +96,7 @@ class EndingRaceIntegrationTest {
         .atMost(Duration.ofSeconds(60))
         .untilAsserted(
             () -> {
-              Map<Object, Object> counters =
-                  redis.opsForHash().entries("stockade:sku:{" + sku + "}");
+              Map<Object, Object> counters = redis.opsForHash().entries("stockade:{g0}:sku:" + sku);
               assertThat(counters)
                   .containsEntry("sold", String.valueOf(sold))
                   .containsEntry("reserved", "0")

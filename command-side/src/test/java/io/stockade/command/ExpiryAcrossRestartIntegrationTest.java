@@ -60,7 +60,7 @@ class ExpiryAcrossRestartIntegrationTest {
           .atMost(Duration.ofSeconds(60))
           .untilAsserted(
               () ->
-                  assertThat(redis.opsForHash().entries("stockade:sku:{" + sku + "}"))
+                  assertThat(redis.opsForHash().entries("stockade:{g0}:sku:" + sku))
                       .containsEntry("available", "4")
                       .containsEntry("reserved", "0"));
     }

@@ -143,7 +143,7 @@ class GateRebuildIntegrationTest {
               assertThat(gate(sku))
                   .containsEntry("reserved", String.valueOf(recorded))
                   .containsEntry("available", String.valueOf(40 - recorded));
-              assertThat(gateRedis.opsForZSet().size("stockade:gate:pending")).isZero();
+              assertThat(gateRedis.opsForZSet().size("stockade:{g0}:gate:pending")).isZero();
             });
     assertThat(reserved(sku)).as("sold out: no unit lost either").isEqualTo(40);
     assertThat(gate(earlier))
@@ -266,7 +266,7 @@ class GateRebuildIntegrationTest {
   }
 
   private static Map<Object, Object> gate(String sku) {
-    return gateRedis.opsForHash().entries("stockade:sku:{" + sku + "}");
+    return gateRedis.opsForHash().entries("stockade:{g0}:sku:" + sku);
   }
 
   /** Units of the SKU the event store holds as reserved (every reservation here is one unit). */

@@ -575,21 +575,21 @@ class HostileInputHttpIntegrationTest {
     assertThat(retry.statusCode())
         .as("the same content as far as the known fields go")
         .isEqualTo(200);
-    assertThat(redis.opsForHash().entries("stockade:sku:{" + sku + "}"))
+    assertThat(redis.opsForHash().entries("stockade:{g0}:sku:" + sku))
         .containsEntry("available", "7")
         .containsEntry("reserved", "3")
         .containsEntry("sold", "0");
-    assertThat(redis.opsForHash().get("stockade:reservation:{N-" + run + "}", "state"))
+    assertThat(redis.opsForHash().get("stockade:{g0}:reservation:N-" + run, "state"))
         .isEqualTo("RESERVED");
     assertThat(RecordedEvents.count(jdbc, "N-" + run, null)).isEqualTo(1);
     assertThat(registered.statusCode()).isEqualTo(201);
     assertThat(json.readTree(registered.body()).get("skuId").asString()).isEqualTo("new-" + run);
     assertThat(json.readTree(registered.body()).get("totalStock").asLong()).isEqualTo(5);
-    assertThat(redis.opsForHash().entries("stockade:sku:{new-" + run + "}"))
+    assertThat(redis.opsForHash().entries("stockade:{g0}:sku:new-" + run))
         .containsEntry("available", "5")
         .containsEntry("reserved", "0")
         .containsEntry("sold", "0");
-    assertThat(redis.hasKey("stockade:sku:{other-" + run + "}")).isFalse();
+    assertThat(redis.hasKey("stockade:{g0}:sku:other-" + run)).isFalse();
     assertThat(RecordedEvents.count(jdbc, "new-" + run, null)).isEqualTo(1);
     assertThat(RecordedEvents.count(jdbc, "other-" + run, null)).isZero();
   }

@@ -182,10 +182,10 @@ class LifecycleHttpIntegrationTest {
         .atMost(Duration.ofSeconds(30))
         .untilAsserted(
             () ->
-                assertThat(redis.opsForHash().entries("stockade:sku:{" + lost + "}"))
+                assertThat(redis.opsForHash().entries("stockade:{g0}:sku:" + lost))
                     .containsEntry("available", "12")
                     .containsEntry("limit", "2"));
-    assertThat(redis.opsForHash().get("stockade:sku:{" + lost + "}:replenishments", "R-" + run))
+    assertThat(redis.opsForHash().get("stockade:{g0}:sku:" + lost + ":replenishments", "R-" + run))
         .isEqualTo("5");
   }
 
@@ -208,7 +208,7 @@ class LifecycleHttpIntegrationTest {
   }
 
   private Map<Object, Object> counters() {
-    return redis.opsForHash().entries("stockade:sku:{" + sku + "}");
+    return redis.opsForHash().entries("stockade:{g0}:sku:" + sku);
   }
 
   private int events(String aggregateId, String type) {

@@ -151,7 +151,7 @@ class RateLimitHttpIntegrationTest {
 
     assertThat(otherStatuses).containsOnly(201);
     assertThat(floodStatuses).containsOnlyKeys(201, 429).containsEntry(201, BURST);
-    assertThat(redis.opsForHash().get("stockade:sku:{" + sku + "}", "reserved"))
+    assertThat(redis.opsForHash().get("stockade:{g0}:sku:" + sku, "reserved"))
         .isEqualTo(String.valueOf(2 * BURST));
   }
 

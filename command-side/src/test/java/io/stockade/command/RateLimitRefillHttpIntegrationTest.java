@@ -73,7 +73,7 @@ class RateLimitRefillHttpIntegrationTest {
             response -> status(response) == 201);
 
     assertThat(admitted.get()).isEqualTo(before + 1);
-    assertThat(redis.opsForHash().get("stockade:sku:{" + sku + "}", "reserved"))
+    assertThat(redis.opsForHash().get("stockade:{g0}:sku:" + sku, "reserved"))
         .isEqualTo(String.valueOf(admitted.get()));
   }
 

@@ -79,10 +79,10 @@ class RecoveryIntegrationTest {
     assertThat(count("O-" + run + "-kept", "StockReserved")).isEqualTo(1);
     assertThat(count("O-" + run + "-kept", "ReservationAbandoned")).isZero();
     assertThat(counters(sku, "reserved")).isEqualTo("2");
-    assertThat(redis.opsForHash().get("stockade:sku:{" + sku + "}:holders", "u-1"))
+    assertThat(redis.opsForHash().get("stockade:{g0}:sku:" + sku + ":holders", "u-1"))
         .as("the lost admission's allowance came back")
         .isEqualTo("2");
-    assertThat(redis.opsForZSet().size("stockade:gate:pending")).isZero();
+    assertThat(redis.opsForZSet().size("stockade:{g0}:gate:pending")).isZero();
 
     // The lost request, retried late, cannot resurrect it.
     ResponseEntity<JsonNode> late = reserve(http, "O-" + run + "-lost", sku);
@@ -104,7 +104,7 @@ class RecoveryIntegrationTest {
   }
 
   private String counters(String sku, String field) {
-    return String.valueOf(redis.opsForHash().get("stockade:sku:{" + sku + "}", field));
+    return String.valueOf(redis.opsForHash().get("stockade:{g0}:sku:" + sku, field));
   }
 
   private int count(String reservationId, String type) {

@@ -350,7 +350,7 @@ class ReservationHttpIntegrationTest {
     }
     assertThat(counters(sku)).containsEntry("available", "5").containsEntry("reserved", "0");
     assertThat(redis.hasKey(intentKey("O-" + run))).isFalse();
-    assertThat(redis.hasKey("stockade:sku:{ok-" + run + "}")).isFalse();
+    assertThat(redis.hasKey("stockade:{g0}:sku:ok-" + run)).isFalse();
     assertThat(reservedEvents("O-" + run)).isZero();
   }
 
@@ -439,11 +439,11 @@ class ReservationHttpIntegrationTest {
   }
 
   private Map<Object, Object> counters(String sku) {
-    return redis.opsForHash().entries("stockade:sku:{" + sku + "}");
+    return redis.opsForHash().entries("stockade:{g0}:sku:" + sku);
   }
 
   private static String intentKey(String reservationId) {
-    return "stockade:reservation:{" + reservationId + "}";
+    return "stockade:{g0}:reservation:" + reservationId;
   }
 
   private int events(String aggregateId) {

@@ -26,7 +26,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
  *
  * <p>Left out, and why: keys and rows of other aggregates (other tests and other runs on the same
  * servers write them concurrently; a request can only create events and keys of the identifiers it
- * names, which the scope covers), the admission sequence {@code stockade:gate:sequence} (every
+ * names, which the scope covers), the admission sequence {@code stockade:{g0}:gate:sequence} (every
  * admission on the server moves it; the script that moves it also writes an intent and a pending
  * entry, both in scope) and {@code token_entry} (event processors claim and advance their tokens
  * all the time; no request writes there). There are no sagas, so no saga table.
@@ -34,8 +34,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
 record StoreSnapshot(
     Map<String, String> redis, long events, long maxGlobalIndex, List<Map<String, Object>> rows) {
 
-  private static final String MARKER = "stockade:gate";
-  private static final String PENDING = "stockade:gate:pending";
+  private static final String MARKER = "stockade:{g0}:gate";
+  private static final String PENDING = "stockade:{g0}:gate:pending";
 
   /**
    * Waits until the keys and rows of {@code token} stop changing between two snapshots (what a

@@ -62,7 +62,8 @@ class LocalInfraEnvironmentPostProcessor implements EnvironmentPostProcessor, Or
     boolean needRedis =
         usesRedis(application)
             && !environment.containsProperty("spring.data.redis.host")
-            && !environment.containsProperty("spring.data.redis.url");
+            && !environment.containsProperty("spring.data.redis.url")
+            && !environment.containsProperty("spring.data.redis.cluster.nodes");
     if (!needDatabase && !needRedis) {
       return;
     }

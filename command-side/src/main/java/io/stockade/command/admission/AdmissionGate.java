@@ -16,27 +16,34 @@ import java.util.Optional;
 public interface AdmissionGate {
 
   /**
-   * Seeds a SKU's counters unless they exist. Safe to repeat.
+   * Seeds a SKU's counters unless they exist, its stock split over {@code buckets} buckets. Safe to
+   * repeat.
    *
    * @throws GateUnavailableException when the gate cannot be reached in time
    */
-  void register(String skuId, long initialStock, Integer perUserLimit);
+  void register(String skuId, long initialStock, Integer perUserLimit, int buckets);
 
   /** Takes every line of the reservation, or none. */
   AdmissionDecision reserve(Admission admission);
 
-  /** Turns a reservation's reserved units into sold units. */
-  Transition confirm(String reservationId);
+  /**
+   * Turns a reservation's reserved units into sold units. The lines (the record's) say where its
+   * intent records are; the gate acts on what they hold.
+   */
+  Transition confirm(String reservationId, List<ReservationLine> lines);
 
-  /** Returns a reservation's reserved units to available stock and the user's allowance. */
-  Transition release(String reservationId, String reason);
+  /**
+   * Returns a reservation's reserved units to available stock and the user's allowance. The lines
+   * say where its intent records are; the gate acts on what they hold.
+   */
+  Transition release(String reservationId, List<ReservationLine> lines, String reason);
 
   /**
    * Withdraws an admission whose storing failed before its transaction could commit: its units come
    * back now, unless another recorder (a concurrent retry) may still store it. Never call it when
    * the commit may have happened: the recovery sweeper settles those through the record.
    */
-  Withdrawal withdraw(String reservationId, long sequence);
+  Withdrawal withdraw(String reservationId, long sequence, List<ReservationLine> lines);
 
   /** The outcome of a withdrawal. */
   enum Withdrawal {
@@ -57,24 +64,43 @@ public interface AdmissionGate {
   void fenced(long gateEpoch);
 
   /** Takes a recorded reservation off the gate's pending list. Best effort: never throws. */
-  void recorded(String reservationId);
+  void recorded(String reservationId, List<ReservationLine> lines);
+
+  /** Takes one pending entry off the gate's pending list. Best effort: never throws. */
+  void recorded(Pending pending);
 
   /**
-   * Reservations admitted before {@code cutoff} that are not known to be recorded, oldest first:
-   * the recovery sweeper's work list.
+   * Admissions before {@code cutoff} that are not known to be recorded, oldest first: the recovery
+   * sweeper's work list. A reservation whose SKUs lie in several partitions of the gate has one
+   * entry per partition.
    */
-  List<String> pendingBefore(Instant cutoff, int limit);
+  List<Pending> pendingBefore(Instant cutoff, int limit);
 
-  /** The gate's intent record of a reservation, if it still has one. */
-  Optional<Intent> intent(String reservationId);
+  /** One entry of the pending list: the part of a reservation admitted in one partition. */
+  record Pending(String reservationId, int partition) {}
 
-  /** What the gate recorded when it admitted a reservation, and the state it is in now. */
+  /** The gate's intent record of a pending admission's part, if it still has one. */
+  Optional<Intent> intent(Pending pending);
+
+  /**
+   * What the gate recorded when it admitted (the part of) a reservation, and the state it is in
+   * now; {@code lines} are the lines of the part.
+   */
   record Intent(String state, String userId, List<ReservationLine> lines, long sequence) {
 
     public Intent {
       lines = List.copyOf(lines);
     }
   }
+
+  /**
+   * Finishes the moves of units between a SKU's buckets begun before {@code cutoff} and left
+   * unfinished (a crash, a failed Redis): their units are available again in the bucket they were
+   * moved to.
+   *
+   * @return how many were finished
+   */
+  int settleTransfers(Instant cutoff);
 
   /** Adds sellable stock, once per replenishment id. */
   Replenishment replenish(String skuId, String replenishmentId, long quantity);

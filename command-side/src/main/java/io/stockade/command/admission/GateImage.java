@@ -28,6 +28,7 @@ final class GateImage {
     long reserved;
     long sold;
     long limit = -1;
+    int buckets = 1;
     final Map<String, Long> holders = new LinkedHashMap<>();
     final Map<String, Long> replenishments = new LinkedHashMap<>();
   }
@@ -42,18 +43,18 @@ final class GateImage {
     Instant expiresAt;
     String reason;
     Instant endedAt;
+  }
 
-    /** The lines as reserve.lua writes them: "sku qty sku qty ...". */
-    String recordedLines() {
-      StringBuilder recorded = new StringBuilder();
-      for (ReservationLine line : lines) {
-        if (recorded.length() > 0) {
-          recorded.append(' ');
-        }
-        recorded.append(line.skuId()).append(' ').append(line.quantity());
+  /** Lines as reserve.lua writes them: "sku qty sku qty ...". */
+  static String recordedLines(List<ReservationLine> lines) {
+    StringBuilder recorded = new StringBuilder();
+    for (ReservationLine line : lines) {
+      if (recorded.length() > 0) {
+        recorded.append(' ');
       }
-      return recorded.toString();
+      recorded.append(line.skuId()).append(' ').append(line.quantity());
     }
+    return recorded.toString();
   }
 
   final Map<String, Sku> skus = new LinkedHashMap<>();
@@ -68,6 +69,7 @@ final class GateImage {
       Sku sku = new Sku();
       sku.available = registered.initialStock();
       sku.limit = registered.perUserLimit() == null ? -1 : registered.perUserLimit();
+      sku.buckets = registered.bucketCount();
       skus.put(registered.skuId(), sku);
     } else if (event instanceof StockReplenished replenished) {
       Sku sku = sku(replenished.skuId());

@@ -2,12 +2,21 @@ package io.stockade.command.admission;
 
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.SocketOptions;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.event.connection.DisconnectedEvent;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HexFormat;
+import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Properties;
@@ -25,6 +34,9 @@ import org.springframework.boot.context.event.ApplicationReadyEvent;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisProperties;
 import org.springframework.context.event.EventListener;
+import org.springframework.data.redis.connection.RedisClusterConfiguration;
+import org.springframework.data.redis.connection.RedisClusterConnection;
+import org.springframework.data.redis.connection.RedisClusterNode;
 import org.springframework.data.redis.connection.RedisPassword;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
@@ -53,7 +65,24 @@ class GateKeeper implements GateSessions, DisposableBean {
 
   private static final Logger log = LoggerFactory.getLogger(GateKeeper.class);
 
-  private record Opened(GateSession session, LettuceConnectionFactory factory) {}
+  /** An open session with the connection factory and client resources that are its own. */
+  private record Opened(
+      GateSession session, LettuceConnectionFactory factory, ClientResources resources) {
+
+    void close() {
+      factory.destroy();
+      resources.shutdown(0, 2, TimeUnit.SECONDS);
+    }
+  }
+
+  /** A connection factory before its session exists. */
+  private record Connection(LettuceConnectionFactory factory, ClientResources resources) {
+
+    void close() {
+      factory.destroy();
+      resources.shutdown(0, 2, TimeUnit.SECONDS);
+    }
+  }
 
   /** The gate cannot open yet; the next attempt follows after the reopen interval. */
   private static final class NotYetException extends RuntimeException {
@@ -68,12 +97,12 @@ class GateKeeper implements GateSessions, DisposableBean {
   private final GateEpochs epochs;
   private final GateRebuild rebuild;
   private final GateProperties properties;
+  private final GateLayout layout;
   private final Clock clock;
   private final String me =
       ManagementFactory.getRuntimeMXBean().getName()
           + "/"
           + UUID.randomUUID().toString().substring(0, 8);
-  private final ClientResources resources = DefaultClientResources.create();
   private final ScheduledExecutorService opener =
       Executors.newSingleThreadScheduledExecutor(
           runnable -> {
@@ -91,12 +120,14 @@ class GateKeeper implements GateSessions, DisposableBean {
       GateEpochs epochs,
       GateRebuild rebuild,
       GateProperties properties,
+      GateLayout layout,
       Clock clock) {
     this.redis = redis;
     this.redisProperties = redisProperties;
     this.epochs = epochs;
     this.rebuild = rebuild;
     this.properties = properties;
+    this.layout = layout;
     this.clock = clock;
   }
 
@@ -121,15 +152,18 @@ class GateKeeper implements GateSessions, DisposableBean {
       return OptionalLong.empty();
     }
     GateSession session = opened.session();
-    Object epoch;
-    try {
-      epoch = session.redis().opsForHash().get(GateKeys.MARKER, "epoch");
-    } catch (RuntimeException e) {
-      epoch = null;
-    }
-    if (!String.valueOf(session.epoch()).equals(epoch)) {
-      lost(session);
-      return OptionalLong.empty();
+    String expected = String.valueOf(session.epoch());
+    for (GateLayout.Partition partition : layout.partitions()) {
+      Object epoch;
+      try {
+        epoch = session.redis().opsForHash().get(partition.marker(), "epoch");
+      } catch (RuntimeException e) {
+        epoch = null;
+      }
+      if (!expected.equals(epoch)) {
+        lost(session);
+        return OptionalLong.empty();
+      }
     }
     return OptionalLong.of(session.epoch());
   }
@@ -139,7 +173,7 @@ class GateKeeper implements GateSessions, DisposableBean {
     Opened opened = current.get();
     if (opened != null && opened.session() == session && current.compareAndSet(opened, null)) {
       log.warn("Gate closed: Redis failed or no longer holds gate epoch {}", session.epoch());
-      opened.factory().destroy();
+      opened.close();
       requestOpen();
     }
   }
@@ -188,15 +222,18 @@ class GateKeeper implements GateSessions, DisposableBean {
   }
 
   private Opened open() {
-    LettuceConnectionFactory factory = connect();
+    Connection connection = connect();
     try {
-      StringRedisTemplate template = new StringRedisTemplate(factory);
-      String runId = runId(template);
-      Map<Object, Object> marker = template.opsForHash().entries(GateKeys.MARKER);
+      StringRedisTemplate template = new StringRedisTemplate(connection.factory());
+      String runId = runId(connection.factory(), template);
+      List<Map<Object, Object>> markers = new ArrayList<>();
+      for (GateLayout.Partition partition : layout.partitions()) {
+        markers.add(template.opsForHash().entries(partition.marker()));
+      }
       GateEpochs.Row row = epochs.read();
-      String why = whyNotTrusted(row, marker, runId);
+      String why = whyNotTrusted(row, markers, runId);
       if (why == null) {
-        return new Opened(new GateSession(template, row.epoch()), factory);
+        return opened(new GateSession(template, row.epoch()), connection);
       }
       Instant now = clock.instant();
       if (row.rebuiltByOther(me, now, properties.rebuildLease())) {
@@ -211,24 +248,56 @@ class GateKeeper implements GateSessions, DisposableBean {
       if (!epochs.open(epoch, runId, me, clock.instant())) {
         throw new NotYetException("the rebuild of epoch " + epoch + " was taken over");
       }
-      return new Opened(new GateSession(template, epoch), factory);
+      return opened(new GateSession(template, epoch), connection);
     } catch (RuntimeException e) {
-      factory.destroy();
+      connection.close();
       throw e;
     }
   }
 
+  /**
+   * The session ends when any of its connections drops: a cluster client would otherwise connect
+   * again by itself, to a node that may have come back with older data.
+   */
+  private Opened opened(GateSession session, Connection connection) {
+    Opened opened = new Opened(session, connection.factory(), connection.resources());
+    connection
+        .resources()
+        .eventBus()
+        .get()
+        .filter(DisconnectedEvent.class::isInstance)
+        .subscribe(disconnected -> lost(session));
+    return opened;
+  }
+
   /** Null when Redis holds the gate the database trusts, else why it must be rebuilt. */
-  private static String whyNotTrusted(
-      GateEpochs.Row row, Map<Object, Object> marker, String runId) {
+  private String whyNotTrusted(
+      GateEpochs.Row row, List<Map<Object, Object>> markers, String runId) {
     if (!row.open()) {
       return "the gate is " + row.state() + " in epoch " + row.epoch();
     }
-    if (marker.get("epoch") == null) {
-      return "Redis has no gate (empty, flushed, or being rebuilt)";
-    }
-    if (!String.valueOf(row.epoch()).equals(marker.get("epoch"))) {
-      return "Redis holds gate epoch " + marker.get("epoch") + ", the record " + row.epoch();
+    for (int index = 0; index < markers.size(); index++) {
+      Map<Object, Object> marker = markers.get(index);
+      String partition = "partition " + layout.partition(index).tag();
+      if (marker.get("epoch") == null) {
+        return "Redis has no gate in " + partition + " (empty, flushed, or being rebuilt)";
+      }
+      if (!String.valueOf(row.epoch()).equals(marker.get("epoch"))) {
+        return "Redis holds gate epoch "
+            + marker.get("epoch")
+            + " in "
+            + partition
+            + ", the record "
+            + row.epoch();
+      }
+      if (!String.valueOf(layout.partitions().size()).equals(marker.get("partitions"))
+          || !layout.placement().equals(marker.get("placement"))) {
+        return "Redis holds the gate in another layout ("
+            + marker.get("partitions")
+            + " partitions, placement '"
+            + marker.get("placement")
+            + "')";
+      }
     }
     if (!runId.equals(row.redisRunId())) {
       return "Redis restarted or failed over (run_id "
@@ -240,45 +309,98 @@ class GateKeeper implements GateSessions, DisposableBean {
     return null;
   }
 
-  private static String runId(StringRedisTemplate template) {
-    Properties info =
-        template.execute((RedisCallback<Properties>) c -> c.serverCommands().info("server"));
+  /**
+   * The run_id of the Redis server, or for a cluster a digest of its masters' run_ids: it changes
+   * when any of them restarts or a replica takes over.
+   */
+  private static String runId(LettuceConnectionFactory factory, StringRedisTemplate template) {
+    if (!factory.isClusterAware()) {
+      Properties info =
+          template.execute((RedisCallback<Properties>) c -> c.serverCommands().info("server"));
+      return runId(info, "Redis");
+    }
+    List<String> runIds = new ArrayList<>();
+    try (RedisClusterConnection cluster = factory.getClusterConnection()) {
+      for (RedisClusterNode node : cluster.clusterGetNodes()) {
+        if (node.isMaster()) {
+          runIds.add(runId(cluster.serverCommands().info(node, "server"), node.toString()));
+        }
+      }
+    }
+    Collections.sort(runIds);
+    try {
+      byte[] digest =
+          MessageDigest.getInstance("SHA-1")
+              .digest(String.join(",", runIds).getBytes(StandardCharsets.UTF_8));
+      return "cluster:" + HexFormat.of().formatHex(digest);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static String runId(Properties info, String server) {
     String runId = info == null ? null : info.getProperty("run_id");
     if (runId == null) {
-      throw new NotYetException("Redis did not tell its run_id");
+      throw new NotYetException(server + " did not tell its run_id");
     }
     return runId;
   }
 
-  /** A connection factory of the session's own, which never reconnects by itself. */
-  private LettuceConnectionFactory connect() {
-    DataRedisConnectionDetails.Standalone standalone = redis.getStandalone();
-    RedisStandaloneConfiguration server =
-        new RedisStandaloneConfiguration(standalone.getHost(), standalone.getPort());
-    server.setDatabase(standalone.getDatabase());
-    server.setUsername(redis.getUsername());
-    server.setPassword(RedisPassword.of(redis.getPassword()));
+  /**
+   * A connection factory of the session's own, which never reconnects by itself: to the standalone
+   * Redis, or to the cluster named by {@code spring.data.redis.cluster.nodes}. A cluster session
+   * follows no redirection: a slot served elsewhere than when the session was checked ends it.
+   */
+  private Connection connect() {
     Duration timeout = redisProperties.getTimeout();
     Duration connectTimeout = redisProperties.getConnectTimeout();
     SocketOptions.Builder socket = SocketOptions.builder();
     if (connectTimeout != null) {
       socket.connectTimeout(connectTimeout);
     }
+    ClientResources resources = DefaultClientResources.create();
+    DataRedisConnectionDetails.Cluster cluster = redis.getCluster();
+    ClientOptions options =
+        cluster == null
+            ? GateConfiguration.rejectWhileDisconnected(ClientOptions.builder())
+                .autoReconnect(false)
+                .socketOptions(socket.build())
+                .build()
+            : ((ClusterClientOptions.Builder)
+                    GateConfiguration.rejectWhileDisconnected(ClusterClientOptions.builder())
+                        .autoReconnect(false)
+                        .socketOptions(socket.build()))
+                .maxRedirects(0)
+                .build();
     LettuceClientConfiguration.LettuceClientConfigurationBuilder client =
-        LettuceClientConfiguration.builder()
-            .clientResources(resources)
-            .clientOptions(
-                GateConfiguration.rejectWhileDisconnected(ClientOptions.builder())
-                    .autoReconnect(false)
-                    .socketOptions(socket.build())
-                    .build());
+        LettuceClientConfiguration.builder().clientResources(resources).clientOptions(options);
     if (timeout != null) {
       client.commandTimeout(timeout);
     }
-    LettuceConnectionFactory factory = new LettuceConnectionFactory(server, client.build());
-    factory.afterPropertiesSet();
-    factory.start();
-    return factory;
+    LettuceConnectionFactory factory;
+    if (cluster == null) {
+      DataRedisConnectionDetails.Standalone standalone = redis.getStandalone();
+      RedisStandaloneConfiguration server =
+          new RedisStandaloneConfiguration(standalone.getHost(), standalone.getPort());
+      server.setDatabase(standalone.getDatabase());
+      server.setUsername(redis.getUsername());
+      server.setPassword(RedisPassword.of(redis.getPassword()));
+      factory = new LettuceConnectionFactory(server, client.build());
+    } else {
+      RedisClusterConfiguration servers = new RedisClusterConfiguration();
+      cluster.getNodes().forEach(node -> servers.clusterNode(node.host(), node.port()));
+      servers.setUsername(redis.getUsername());
+      servers.setPassword(RedisPassword.of(redis.getPassword()));
+      factory = new LettuceConnectionFactory(servers, client.build());
+    }
+    try {
+      factory.afterPropertiesSet();
+      factory.start();
+    } catch (RuntimeException e) {
+      resources.shutdown(0, 2, TimeUnit.SECONDS);
+      throw e;
+    }
+    return new Connection(factory, resources);
   }
 
   @Override
@@ -286,8 +408,7 @@ class GateKeeper implements GateSessions, DisposableBean {
     opener.shutdownNow();
     Opened opened = current.getAndSet(null);
     if (opened != null) {
-      opened.factory().destroy();
+      opened.close();
     }
-    resources.shutdown();
   }
 }

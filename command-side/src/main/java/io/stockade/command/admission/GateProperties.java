@@ -16,10 +16,20 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param openOnStart how long startup waits for the gate to open before it completes anyway (the
  *     gate then opens in the background; until then reservations get 503 and the readiness probe
  *     reports the gate CLOSED or REBUILDING)
+ * @param partitions how many partitions (hash slots) the gate's keys are spread over, 1 to 1024: by
+ *     default 1 on a standalone Redis and 16 on a Redis Cluster. Every instance must use the same
+ *     number; a change rebuilds the gate from the event store.
+ * @param placementPattern a regular expression whose first group is the part of a SKU id that
+ *     places the SKU: SKUs with the same part share a partition, so a reservation of them takes one
+ *     script call (for example {@code ^([^.]+)\.} places {@code shop1.tee} and {@code shop1.mug}
+ *     together). Unset, or when an id does not match, the whole id places the SKU. Every instance
+ *     must use the same pattern; a change rebuilds the gate.
  */
 @ConfigurationProperties("stockade.gate")
 record GateProperties(
     @DefaultValue("24h") Duration intentRetention,
     @DefaultValue("500ms") Duration reopenInterval,
     @DefaultValue("60s") Duration rebuildLease,
-    @DefaultValue("60s") Duration openOnStart) {}
+    @DefaultValue("60s") Duration openOnStart,
+    Integer partitions,
+    String placementPattern) {}

@@ -1,16 +1,27 @@
 package io.stockade.command.admission;
 
+import io.lettuce.core.cluster.SlotHash;
+import io.stockade.api.reservation.ReservationLine;
+import io.stockade.command.admission.GateLayout.Partition;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.ToIntFunction;
 import java.util.stream.Stream;
 import org.axonframework.eventhandling.TrackedEventMessage;
 import org.axonframework.eventsourcing.eventstore.EventStorageEngine;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.data.redis.connection.RedisClusterConnection;
+import org.springframework.data.redis.connection.RedisClusterNode;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.Cursor;
 import org.springframework.data.redis.core.ScanOptions;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -18,10 +29,10 @@ import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.stereotype.Component;
 
 /**
- * Rebuilds the gate's keys in Redis from the event store (restore.lua): closes the gate for the new
- * epoch, clears every key of the gate (not the rate limits' under the same prefix), writes what the
- * record says, and opens the gate in the new epoch. Each step is one script call that does nothing
- * once another rebuild has taken over.
+ * Rebuilds the gate's keys in Redis from the event store (restore.lua, per partition): closes every
+ * partition for the new epoch, clears every key of the gate (not the rate limits' under the same
+ * prefix), writes what the record says, and opens every partition in the new epoch. Each step is
+ * one script call that does nothing once another rebuild has taken over.
  */
 @Component
 class GateRebuild {
@@ -32,11 +43,14 @@ class GateRebuild {
   private static final RedisScript<List<Object>> RESTORE = RedisAdmissionGate.script("restore");
 
   private final EventStorageEngine events;
+  private final GateLayout layout;
   private final Duration retention;
   private final Clock clock;
 
-  GateRebuild(EventStorageEngine events, GateProperties properties, Clock clock) {
+  GateRebuild(
+      EventStorageEngine events, GateLayout layout, GateProperties properties, Clock clock) {
     this.events = events;
+    this.layout = layout;
     this.retention = properties.intentRetention();
     this.clock = clock;
   }
@@ -50,97 +64,240 @@ class GateRebuild {
   }
 
   /**
-   * Rebuilds the gate in {@code redis} as epoch {@code epoch} of the Redis server {@code runId}.
+   * Rebuilds the gate in {@code redis} as epoch {@code epoch} of the Redis server(s) {@code runId}.
    */
   void rebuild(StringRedisTemplate redis, long epoch, String runId) {
     long started = System.nanoTime();
-    Writer writer = new Writer(redis, epoch);
-    writer.call("BEGIN", List.of(), List.of());
+    List<Writer> writers = new ArrayList<>();
+    for (Partition partition : layout.partitions()) {
+      Writer writer = new Writer(redis, partition, epoch);
+      writer.call("BEGIN", List.of(), List.of());
+      writers.add(writer);
+    }
 
-    List<String> stale = new ArrayList<>();
-    try (Cursor<String> keys =
-        redis.scan(ScanOptions.scanOptions().match(GateKeys.PATTERN).count(1000).build())) {
-      keys.forEachRemaining(
-          key -> {
-            if (!GateKeys.MARKER.equals(key) && !key.startsWith(GateKeys.NOT_GATE_PREFIX)) {
-              stale.add(key);
-            }
-          });
+    // A key in a partition's slot is cleared by that partition's script, so that a rebuild taken
+    // over cannot clear what the later one wrote. Keys in no partition's slot (an earlier layout's)
+    // are no later rebuild's to write.
+    int stale = 0;
+    List<String> elsewhere = new ArrayList<>();
+    for (String key : keys(redis, GateLayout.PATTERN)) {
+      if (key.startsWith(GateLayout.NOT_GATE_PREFIX)) {
+        continue;
+      }
+      Partition partition = layout.partitionOfSlot(SlotHash.getSlot(key));
+      if (partition == null) {
+        elsewhere.add(key);
+      } else if (!partition.marker().equals(key)) {
+        writers.get(partition.index()).add("UNLINK", key);
+      } else {
+        continue;
+      }
+      stale++;
     }
-    for (String key : stale) {
-      writer.add("UNLINK", key);
-    }
-    writer.flush();
+    elsewhere.forEach(redis::unlink);
+    writers.forEach(Writer::flush);
 
     GateImage image = new GateImage();
     try (Stream<? extends TrackedEventMessage<?>> stream = events.readEvents(null, false)) {
       stream.forEach(message -> image.apply(message.getPayload()));
     }
     Instant now = clock.instant();
-    image.skus.forEach((skuId, sku) -> write(writer, skuId, sku));
     Map<String, GateImage.Intent> intents = image.intentsToKeep(now, retention);
-    intents.forEach((reservationId, intent) -> write(writer, reservationId, intent, now));
-    writer.add("SET", GateKeys.SEQUENCE, String.valueOf(image.sequence));
-    writer.open(runId);
+    ToIntFunction<Partition> servers = servers(redis);
+    Map<String, long[]> reservedByBucket = new HashMap<>();
+    intents.forEach(
+        (reservationId, intent) -> {
+          if ("RESERVED".equals(intent.state)) {
+            for (ReservationLine line : intent.lines) {
+              List<Partition> placement = placement(image, line.skuId(), servers);
+              reservedByBucket
+                      .computeIfAbsent(line.skuId(), sku -> new long[placement.size()])[
+                      GateLayout.bucketOf(intent.userId, placement.size())] +=
+                  line.quantity();
+            }
+          }
+        });
+    image.skus.forEach(
+        (skuId, sku) ->
+            write(
+                writers,
+                skuId,
+                sku,
+                placement(image, skuId, servers),
+                reservedByBucket.get(skuId)));
+    intents.forEach(
+        (reservationId, intent) -> write(writers, image, servers, reservationId, intent, now));
+    // Every partition's sequence goes on above every sequence in the record.
+    String counter = String.valueOf(image.sequence / GateLayout.STRIDE + 1);
+    for (Writer writer : writers) {
+      writer.add("SET", writer.partition.sequence(), counter);
+    }
+    for (Writer writer : writers) {
+      writer.open(runId, layout);
+    }
     log.warn(
-        "Gate rebuilt as epoch {} from {} events: {} SKUs, {} reservations, {} stale keys"
-            + " cleared, in {} ms",
+        "Gate rebuilt as epoch {} from {} events in {} partitions: {} SKUs, {} reservations, {}"
+            + " stale keys cleared, in {} ms",
         epoch,
         image.events,
+        writers.size(),
         image.skus.size(),
         intents.size(),
-        stale.size(),
+        stale,
         Duration.ofNanos(System.nanoTime() - started).toMillis());
   }
 
-  private static void write(Writer writer, String skuId, GateImage.Sku sku) {
-    writer.add(
-        "HSET",
-        GateKeys.counters(skuId),
-        "available",
-        String.valueOf(sku.available),
-        "reserved",
-        String.valueOf(sku.reserved),
-        "sold",
-        String.valueOf(sku.sold),
-        "limit",
-        String.valueOf(sku.limit));
-    if (!sku.holders.isEmpty()) {
-      writer.add("HSET", GateKeys.holders(skuId), flatten(sku.holders));
+  /**
+   * Which server holds each partition: on a cluster the index of its master (masters in the order
+   * of their first slot), on one Redis 0.
+   */
+  static ToIntFunction<Partition> servers(StringRedisTemplate redis) {
+    if (!(redis.getConnectionFactory() instanceof LettuceConnectionFactory factory)
+        || !factory.isClusterAware()) {
+      return partition -> 0;
     }
-    if (!sku.replenishments.isEmpty()) {
-      writer.add("HSET", GateKeys.replenishments(skuId), flatten(sku.replenishments));
+    List<RedisClusterNode> masters = new ArrayList<>();
+    try (RedisClusterConnection cluster = factory.getClusterConnection()) {
+      for (RedisClusterNode node : cluster.clusterGetNodes()) {
+        if (node.isMaster() && node.getSlotRange().getSlotsArray().length > 0) {
+          masters.add(node);
+        }
+      }
+    }
+    masters.sort(Comparator.comparingInt(node -> node.getSlotRange().getSlotsArray()[0]));
+    return partition -> {
+      for (int index = 0; index < masters.size(); index++) {
+        if (masters.get(index).servesSlot(partition.slot())) {
+          return index;
+        }
+      }
+      return -1;
+    };
+  }
+
+  /** Every key matching {@code pattern}: on each master of a cluster, or on the one server. */
+  static List<String> keys(StringRedisTemplate redis, String pattern) {
+    ScanOptions options = ScanOptions.scanOptions().match(pattern).count(1000).build();
+    List<String> keys = new ArrayList<>();
+    if (redis.getConnectionFactory() instanceof LettuceConnectionFactory factory
+        && factory.isClusterAware()) {
+      try (RedisClusterConnection cluster = factory.getClusterConnection()) {
+        for (RedisClusterNode node : cluster.clusterGetNodes()) {
+          if (node.isMaster()) {
+            try (Cursor<byte[]> cursor = cluster.scan(node, options)) {
+              cursor.forEachRemaining(key -> keys.add(new String(key, StandardCharsets.UTF_8)));
+            }
+          }
+        }
+      }
+    } else {
+      try (Cursor<String> cursor = redis.scan(options)) {
+        cursor.forEachRemaining(keys::add);
+      }
+    }
+    return keys;
+  }
+
+  /** Where the buckets of a SKU of the record lie, spread over the servers. */
+  private List<Partition> placement(
+      GateImage image, String skuId, ToIntFunction<Partition> servers) {
+    GateImage.Sku sku = image.skus.get(skuId);
+    return layout.buckets(skuId, sku == null ? 1 : sku.buckets, servers);
+  }
+
+  /**
+   * Writes a SKU's counters, over its buckets when it has several: the available units shared out
+   * evenly, the reserved ones (and the holders) in the bucket of the user who holds them, the sold
+   * ones and the replenishments in the first bucket.
+   */
+  private static void write(
+      List<Writer> writers,
+      String skuId,
+      GateImage.Sku sku,
+      List<Partition> placement,
+      long[] reservedByBucket) {
+    int count = placement.size();
+    List<Map<String, Long>> holders = new ArrayList<>();
+    for (int bucket = 0; bucket < count; bucket++) {
+      holders.add(new LinkedHashMap<>());
+    }
+    sku.holders.forEach(
+        (user, units) -> holders.get(GateLayout.bucketOf(user, count)).put(user, units));
+    for (int bucket = 0; bucket < count; bucket++) {
+      Partition partition = placement.get(bucket);
+      Writer writer = writers.get(partition.index());
+      long reserved =
+          count == 1 ? sku.reserved : reservedByBucket == null ? 0 : reservedByBucket[bucket];
+      writer.add(
+          "HSET",
+          partition.counters(skuId),
+          "available",
+          String.valueOf(RedisAdmissionGate.share(sku.available, bucket, count)),
+          "reserved",
+          String.valueOf(reserved),
+          "sold",
+          String.valueOf(bucket == 0 ? sku.sold : 0),
+          "limit",
+          String.valueOf(sku.limit),
+          "buckets",
+          GateLayout.recorded(placement));
+      if (!holders.get(bucket).isEmpty()) {
+        writer.add("HSET", partition.holders(skuId), flatten(holders.get(bucket)));
+      }
+      if (bucket == 0 && !sku.replenishments.isEmpty()) {
+        writer.add("HSET", partition.replenishments(skuId), flatten(sku.replenishments));
+      }
     }
   }
 
-  private void write(Writer writer, String reservationId, GateImage.Intent intent, Instant now) {
-    String key = GateKeys.intent(reservationId);
-    List<String> fields =
-        new ArrayList<>(
-            List.of(
-                "state",
-                intent.state,
-                "user",
-                intent.userId,
-                "lines",
-                intent.recordedLines(),
-                "fingerprint",
-                intent.fingerprint,
-                "sequence",
-                String.valueOf(intent.sequence),
-                "admittedAt",
-                String.valueOf(intent.admittedAt.toEpochMilli()),
-                "expiresAt",
-                String.valueOf(intent.expiresAt.toEpochMilli())));
-    if (intent.reason != null) {
-      fields.add("reason");
-      fields.add(intent.reason);
+  /**
+   * Writes a reservation's intent: one part in each partition its lines lie in (a line of a SKU
+   * split into buckets, in its user's bucket).
+   */
+  private void write(
+      List<Writer> writers,
+      GateImage image,
+      ToIntFunction<Partition> servers,
+      String reservationId,
+      GateImage.Intent intent,
+      Instant now) {
+    Map<Integer, List<ReservationLine>> parts = new LinkedHashMap<>();
+    for (ReservationLine line : intent.lines) {
+      List<Partition> placement = placement(image, line.skuId(), servers);
+      Partition partition = placement.get(GateLayout.bucketOf(intent.userId, placement.size()));
+      parts.computeIfAbsent(partition.index(), index -> new ArrayList<>()).add(line);
     }
-    writer.add("HSET", key, fields.toArray(String[]::new));
-    if (intent.endedAt != null) {
-      long left = Duration.between(now, intent.endedAt.plus(retention)).toMillis();
-      writer.add("PEXPIRE", key, String.valueOf(Math.max(left, 1)));
-    }
+    parts.forEach(
+        (index, lines) -> {
+          Writer writer = writers.get(index);
+          String key = writer.partition.intent(reservationId);
+          List<String> fields =
+              new ArrayList<>(
+                  List.of(
+                      "state",
+                      intent.state,
+                      "user",
+                      intent.userId,
+                      "lines",
+                      GateImage.recordedLines(lines),
+                      "fingerprint",
+                      intent.fingerprint,
+                      "sequence",
+                      String.valueOf(intent.sequence),
+                      "admittedAt",
+                      String.valueOf(intent.admittedAt.toEpochMilli()),
+                      "expiresAt",
+                      String.valueOf(intent.expiresAt.toEpochMilli())));
+          if (intent.reason != null) {
+            fields.add("reason");
+            fields.add(intent.reason);
+          }
+          writer.add("HSET", key, fields.toArray(String[]::new));
+          if (intent.endedAt != null) {
+            long left = Duration.between(now, intent.endedAt.plus(retention)).toMillis();
+            writer.add("PEXPIRE", key, String.valueOf(Math.max(left, 1)));
+          }
+        });
   }
 
   private static String[] flatten(Map<String, Long> values) {
@@ -153,16 +310,18 @@ class GateRebuild {
     return flat.toArray(String[]::new);
   }
 
-  /** Batches operations into restore.lua calls. */
+  /** Batches operations on one partition's keys into restore.lua calls. */
   private static final class Writer {
 
     private final StringRedisTemplate redis;
+    private final Partition partition;
     private final long epoch;
     private final List<String> keys = new ArrayList<>();
     private final List<String> operations = new ArrayList<>();
 
-    Writer(StringRedisTemplate redis, long epoch) {
+    Writer(StringRedisTemplate redis, Partition partition, long epoch) {
       this.redis = redis;
+      this.partition = partition;
       this.epoch = epoch;
     }
 
@@ -183,16 +342,18 @@ class GateRebuild {
       }
     }
 
-    void open(String runId) {
+    void open(String runId, GateLayout layout) {
       List<String> args = new ArrayList<>();
       args.add(runId);
+      args.add(String.valueOf(layout.partitions().size()));
+      args.add(layout.placement());
       args.addAll(operations);
       call("OPEN", keys, args);
     }
 
     void call(String mode, List<String> batchKeys, List<String> args) {
       List<String> allKeys = new ArrayList<>(batchKeys.size() + 1);
-      allKeys.add(GateKeys.MARKER);
+      allKeys.add(partition.marker());
       allKeys.addAll(batchKeys);
       Object[] allArgs = new Object[args.size() + 2];
       allArgs[0] = String.valueOf(epoch);

@@ -1,21 +1,29 @@
 package io.stockade.command.admission;
 
 import io.stockade.api.reservation.ReservationLine;
+import io.stockade.command.admission.GateLayout.Partition;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.ZSetOperations.TypedTuple;
 import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.stereotype.Component;
 
@@ -32,8 +40,22 @@ class RedisAdmissionGate implements AdmissionGate {
   private static final RedisScript<List<Object>> TRANSITION = script("transition");
   private static final RedisScript<List<Object>> REPLENISH = script("replenish");
   private static final RedisScript<List<Object>> WITHDRAW = script("withdraw");
+  private static final RedisScript<List<Object>> TRANSFER = script("transfer");
+
+  private static final Comparator<Partition> BY_INDEX = Comparator.comparingInt(Partition::index);
+
+  /** How often a reservation short in its user's bucket gathers units from the others. */
+  private static final int CONSOLIDATIONS = 3;
+
+  /** SKUs whose buckets are remembered; beyond, the memory starts afresh. */
+  private static final int PLACEMENTS_REMEMBERED = 100_000;
 
   private static final long NO_LIMIT = -1;
+
+  /** Replies of reserve.lua that take part in an admission. */
+  private static final int ADMITTED = 1;
+
+  private static final int DUPLICATE = 2;
 
   /** Replies of transition.lua (and, for UNKNOWN and STALE, of withdraw.lua). */
   private static final int DONE = 1;
@@ -49,10 +71,13 @@ class RedisAdmissionGate implements AdmissionGate {
   private static final int CLOSED = -1;
 
   private final GateSessions sessions;
+  private final GateLayout layout;
   private final String retentionMillis;
+  private final Map<String, List<Partition>> placements = new ConcurrentHashMap<>();
 
-  RedisAdmissionGate(GateSessions sessions, GateProperties properties) {
+  RedisAdmissionGate(GateSessions sessions, GateLayout layout, GateProperties properties) {
     this.sessions = sessions;
+    this.layout = layout;
     this.retentionMillis = String.valueOf(properties.intentRetention().toMillis());
   }
 
@@ -70,56 +95,391 @@ class RedisAdmissionGate implements AdmissionGate {
     }
   }
 
+  /**
+   * Seeds every bucket's counters, each with its share of the stock (the first ones one unit more
+   * when it does not divide evenly). Seeding is idempotent per bucket, so a repeat completes a
+   * registration that stopped halfway.
+   */
   @Override
-  public void register(String skuId, long initialStock, Integer perUserLimit) {
+  public void register(String skuId, long initialStock, Integer perUserLimit, int buckets) {
     long limit = perUserLimit == null ? NO_LIMIT : perUserLimit;
+    List<Partition> placement;
     try {
-      run(session(), REGISTER, List.of(GateKeys.counters(skuId)), initialStock, limit);
+      GateSession session = session();
+      placement =
+          buckets == 1
+              ? List.of(layout.of(skuId))
+              : layout.buckets(skuId, buckets, GateRebuild.servers(session.redis()));
+      // The home bucket last: its counters say where the others are, so it says so once they are.
+      for (int bucket = placement.size() - 1; bucket >= 0; bucket--) {
+        Partition partition = placement.get(bucket);
+        run(
+            session,
+            partition,
+            REGISTER,
+            List.of(partition.counters(skuId)),
+            share(initialStock, bucket, placement.size()),
+            limit,
+            GateLayout.recorded(placement));
+      }
     } catch (DataAccessException | GateClosedException e) {
       throw new GateUnavailableException("Gate unreachable while registering " + skuId, e);
     }
+    remember(skuId, placement);
   }
 
+  /** Bucket {@code bucket}'s share of {@code units} split over {@code count} buckets. */
+  static long share(long units, int bucket, int count) {
+    return units / count + (bucket < units % count ? 1 : 0);
+  }
+
+  /**
+   * The partitions of a SKU's buckets: read once from its home counters (which record where they
+   * lie; that never changes until the gate is rebuilt), then remembered. An unknown SKU is not
+   * remembered: it may be registered later.
+   */
+  private List<Partition> placement(String skuId) {
+    List<Partition> placement = placements.get(skuId);
+    if (placement != null) {
+      return placement;
+    }
+    Partition home = layout.of(skuId);
+    if (layout.partitions().size() == 1) {
+      return List.of(home);
+    }
+    Object buckets = read(redis -> redis.opsForHash().get(home.counters(skuId), "buckets"));
+    if (buckets == null) {
+      return List.of(home);
+    }
+    placement = layout.buckets(buckets.toString());
+    remember(skuId, placement);
+    return placement;
+  }
+
+  private void remember(String skuId, List<Partition> placement) {
+    if (placements.size() >= PLACEMENTS_REMEMBERED) {
+      placements.clear();
+    }
+    placements.put(skuId, placement);
+  }
+
+  /** The partition a line of the user's is admitted in: its SKU's, or the user's bucket's. */
+  private Partition partitionOf(String skuId, String userId) {
+    List<Partition> placement = placement(skuId);
+    return placement.size() == 1
+        ? placement.get(0)
+        : placement.get(GateLayout.bucketOf(userId, placement.size()));
+  }
+
+  /**
+   * Admits a reservation whose SKUs lie in one partition with one script call. Otherwise each
+   * partition's part is admitted in turn (in partition order, the first part taking the sequence
+   * number the others are given), and a part that is refused makes this call withdraw the parts it
+   * took before it answers: once it returns, no part of a refused reservation is held by it.
+   */
   @Override
   public AdmissionDecision reserve(Admission admission) {
-    List<String> keys = new ArrayList<>();
-    keys.add(GateKeys.intent(admission.reservationId()));
-    keys.add(GateKeys.SEQUENCE);
-    keys.add(GateKeys.PENDING);
-    List<Object> args = new ArrayList<>();
-    args.add(admission.userId());
-    args.add(admission.fingerprint());
-    args.add(admission.now().toEpochMilli());
-    args.add(admission.hold().toMillis());
-    for (ReservationLine line : admission.lines()) {
-      keys.add(GateKeys.counters(line.skuId()));
-      keys.add(GateKeys.holders(line.skuId()));
-      args.add(line.skuId());
-      args.add(line.quantity());
-    }
     try {
       GateSession session = session();
-      return decision(
-          run(session, RESERVE, keys, args.toArray()), admission.lines(), session.epoch());
+      AdmissionDecision decision = admit(session, admission);
+      for (int round = 0; round < CONSOLIDATIONS; round++) {
+        if (!(decision instanceof AdmissionDecision.Insufficient insufficient)
+            || placement(insufficient.skuId()).size() == 1) {
+          return decision;
+        }
+        long wanted = admission.lines().get(insufficient.lineIndex()).quantity();
+        if (!consolidate(session, insufficient.skuId(), admission.userId(), wanted)) {
+          return decision;
+        }
+        decision = admit(session, admission);
+      }
+      return decision instanceof AdmissionDecision.Insufficient
+          ? new AdmissionDecision.Unavailable("Stock is being moved between buckets")
+          : decision;
     } catch (DataAccessException | GateClosedException e) {
       return new AdmissionDecision.Unavailable(e.getMessage());
     }
   }
 
-  @Override
-  public Transition confirm(String reservationId) {
-    return transition(reservationId, "CONFIRMED", null);
+  private AdmissionDecision admit(GateSession session, Admission admission) {
+    Map<Partition, List<ReservationLine>> parts = new TreeMap<>(BY_INDEX);
+    for (ReservationLine line : admission.lines()) {
+      parts
+          .computeIfAbsent(
+              partitionOf(line.skuId(), admission.userId()), partition -> new ArrayList<>())
+          .add(line);
+    }
+    if (parts.size() == 1) {
+      Map.Entry<Partition, List<ReservationLine>> only = parts.entrySet().iterator().next();
+      List<Object> reply = reservePart(session, admission, only.getKey(), only.getValue(), 0);
+      return decision(reply, admission.lines(), only.getValue(), session.epoch());
+    }
+    return reserveParts(session, admission, parts);
+  }
+
+  /**
+   * Moves available units of a SKU split into buckets from its other buckets into the user's until
+   * that one holds {@code wanted} (transfer.lua: out of the source, into the target, done,
+   * forgotten; a move left halfway is finished by the recovery sweeper).
+   *
+   * @return false when all the buckets together hold fewer than {@code wanted} units: sold out;
+   *     true when the user's bucket may now serve the request
+   */
+  private boolean consolidate(GateSession session, String skuId, String userId, long wanted) {
+    List<Partition> placement = placement(skuId);
+    int own = GateLayout.bucketOf(userId, placement.size());
+    Partition target = placement.get(own);
+    long missing = wanted - number(target.counters(skuId), "available");
+    for (int step = 1; step < placement.size() && missing > 0; step++) {
+      Partition source = placement.get((own + step) % placement.size());
+      List<Object> out =
+          run(
+              session,
+              source,
+              TRANSFER,
+              List.of(source.counters(skuId), source.transfers()),
+              "OUT",
+              UUID.randomUUID().toString(),
+              skuId,
+              target.index(),
+              missing,
+              Instant.now().toEpochMilli());
+      if (code(out) != 1) {
+        continue;
+      }
+      long moved = number(out, 1);
+      finishTransfer(session, String.valueOf(out.get(2)), source);
+      missing -= moved;
+    }
+    return missing <= 0 || total(skuId, placement) >= wanted;
+  }
+
+  /**
+   * The units of a SKU not reserved or sold, over all its buckets, counting those on their way
+   * between buckets (outgoing: moved out of one, not yet known to have arrived in another). The
+   * buckets are read one by one, so a move that finished between the read of its target and the
+   * read of its source would go uncounted: the buckets are read twice, and the second sum counts
+   * only when no bucket finished a move in between. When they never settle, the answer is "more
+   * than anyone wants": the caller then answers unavailable, never sold out.
+   */
+  private long total(String skuId, List<Partition> placement) {
+    List<Long> before = moves(skuId, placement, new long[1]);
+    for (int pass = 0; pass < 5; pass++) {
+      long[] total = new long[1];
+      List<Long> after = moves(skuId, placement, total);
+      if (after.equals(before)) {
+        return total[0];
+      }
+      before = after;
+    }
+    return Long.MAX_VALUE;
+  }
+
+  /** Each bucket's finished moves; adds the units available and outgoing to {@code total[0]}. */
+  private List<Long> moves(String skuId, List<Partition> placement, long[] total) {
+    List<Long> moves = new ArrayList<>();
+    for (Partition bucket : placement) {
+      List<Object> fields =
+          read(
+              redis ->
+                  redis
+                      .opsForHash()
+                      .multiGet(bucket.counters(skuId), List.of("available", "outgoing", "moves")));
+      total[0] += value(fields.get(0)) + value(fields.get(1));
+      moves.add(value(fields.get(2)));
+    }
+    return moves;
+  }
+
+  private static long value(Object field) {
+    return field == null ? 0 : Long.parseLong(field.toString());
+  }
+
+  /** The steps of a transfer after OUT: into the target, done in the source, forgotten. */
+  private void finishTransfer(GateSession session, String member, Partition source) {
+    String[] transfer = member.split(" ");
+    String id = transfer[0];
+    String skuId = transfer[1];
+    Partition target = layout.partition(Integer.parseInt(transfer[2]));
+    run(
+        session,
+        target,
+        TRANSFER,
+        List.of(target.counters(skuId), target.transfersIn()),
+        "IN",
+        id,
+        transfer[3],
+        Instant.now().toEpochMilli());
+    run(
+        session,
+        source,
+        TRANSFER,
+        List.of(source.counters(skuId), source.transfers()),
+        "DONE",
+        member);
+    run(session, target, TRANSFER, List.of(target.transfersIn()), "FORGET", id);
   }
 
   @Override
-  public Transition release(String reservationId, String reason) {
-    return transition(reservationId, "RELEASED", reason);
+  public int settleTransfers(Instant cutoff) {
+    int settled = 0;
+    GateSession session = session();
+    for (Partition source : layout.partitions()) {
+      Set<String> members =
+          read(
+              redis ->
+                  redis
+                      .opsForZSet()
+                      .rangeByScore(
+                          source.transfers(), Double.NEGATIVE_INFINITY, cutoff.toEpochMilli()));
+      for (String member : members == null ? Set.<String>of() : members) {
+        finishTransfer(session, member, source);
+        settled++;
+      }
+    }
+    return settled;
   }
 
-  private Transition transition(String reservationId, String target, String reason) {
+  private long number(String key, String field) {
+    Object value = read(redis -> redis.opsForHash().get(key, field));
+    return value == null ? 0 : Long.parseLong(value.toString());
+  }
+
+  private AdmissionDecision reserveParts(
+      GateSession session, Admission admission, Map<Partition, List<ReservationLine>> parts) {
+    List<Object> first = null;
+    long sequence = 0;
+    boolean recording = false;
+    // The parts this call admitted, or became one of the recorders of: what it must leave on
+    // refusal.
+    List<Partition> joined = new ArrayList<>();
+    for (Map.Entry<Partition, List<ReservationLine>> part : parts.entrySet()) {
+      List<Object> reply;
+      try {
+        reply = reservePart(session, admission, part.getKey(), part.getValue(), sequence);
+      } catch (DataAccessException | GateClosedException e) {
+        leave(admission.reservationId(), sequence, joined);
+        throw e;
+      }
+      int code = code(reply);
+      if (code != ADMITTED && code != DUPLICATE) {
+        leave(admission.reservationId(), sequence, joined);
+        return decision(reply, admission.lines(), part.getValue(), session.epoch());
+      }
+      if (first == null) {
+        first = reply;
+        sequence = number(reply, 1);
+        if (code == DUPLICATE && !"RESERVED".equals(String.valueOf(reply.get(4)))) {
+          // Ended: every part was admitted and recorded, and ended with the record.
+          return decision(reply, admission.lines(), part.getValue(), session.epoch());
+        }
+      }
+      if (code == ADMITTED || number(reply, 5) == 1) {
+        joined.add(part.getKey());
+        recording = true;
+      }
+    }
+    if (code(first) == ADMITTED) {
+      return new AdmissionDecision.Admitted(
+          sequence, instant(first, 2), instant(first, 3), session.epoch());
+    }
+    return new AdmissionDecision.Duplicate(
+        sequence, instant(first, 2), instant(first, 3), "RESERVED", recording, session.epoch());
+  }
+
+  private List<Object> reservePart(
+      GateSession session,
+      Admission admission,
+      Partition partition,
+      List<ReservationLine> lines,
+      long sequence) {
+    List<String> keys = new ArrayList<>();
+    keys.add(partition.intent(admission.reservationId()));
+    keys.add(partition.sequence());
+    keys.add(partition.pending());
+    List<Object> args = new ArrayList<>();
+    args.add(admission.userId());
+    args.add(admission.fingerprint());
+    args.add(admission.now().toEpochMilli());
+    args.add(admission.hold().toMillis());
+    args.add(sequence);
+    args.add(partition.index());
+    for (ReservationLine line : lines) {
+      keys.add(partition.counters(line.skuId()));
+      keys.add(partition.holders(line.skuId()));
+      args.add(line.skuId());
+      args.add(line.quantity());
+    }
+    return run(session, partition, RESERVE, keys, args.toArray());
+  }
+
+  /**
+   * Withdraws the parts a refused or failed admission took. Best effort: a part left behind (Redis
+   * failed meanwhile) stays pending, and the recovery sweeper gives it back.
+   */
+  private void leave(String reservationId, long sequence, List<Partition> joined) {
+    for (Partition partition : joined) {
+      try {
+        withdrawPart(partition, reservationId, sequence);
+      } catch (DataAccessException | GateClosedException e) {
+        log.warn(
+            "Part of reservation {} in partition {} left for the recovery sweeper",
+            reservationId,
+            partition.tag(),
+            e);
+      }
+    }
+  }
+
+  /**
+   * The partitions that may hold a part of a reservation of these lines, in partition order: each
+   * line's SKU's, and every bucket's of a SKU split into buckets.
+   */
+  private Set<Partition> locations(List<ReservationLine> lines) {
+    Set<Partition> locations = new TreeSet<>(BY_INDEX);
+    for (ReservationLine line : lines) {
+      locations.addAll(placement(line.skuId()));
+    }
+    return locations;
+  }
+
+  @Override
+  public Transition confirm(String reservationId, List<ReservationLine> lines) {
+    return transition(reservationId, lines, "CONFIRMED", null);
+  }
+
+  @Override
+  public Transition release(String reservationId, List<ReservationLine> lines, String reason) {
+    return transition(reservationId, lines, "RELEASED", reason);
+  }
+
+  /**
+   * Moves every part of the reservation. Each part's move is idempotent, so a part that could not
+   * move now (unavailable) is moved by a repeat, which the others answer ALREADY_DONE.
+   */
+  private Transition transition(
+      String reservationId, List<ReservationLine> lines, String target, String reason) {
+    List<Transition> outcomes = new ArrayList<>();
+    for (Partition partition : locations(lines)) {
+      outcomes.add(transitionPart(partition, reservationId, target, reason));
+    }
+    for (Transition worst :
+        List.of(Transition.UNAVAILABLE, Transition.NOT_ACTIVE, Transition.DONE)) {
+      if (outcomes.contains(worst)) {
+        return worst;
+      }
+    }
+    return outcomes.contains(Transition.ALREADY_DONE)
+        ? Transition.ALREADY_DONE
+        : Transition.UNKNOWN;
+  }
+
+  private Transition transitionPart(
+      Partition partition, String reservationId, String target, String reason) {
     try {
       int code =
           onIntent(
+              partition,
               reservationId,
               TRANSITION,
               List.of(),
@@ -145,46 +505,66 @@ class RedisAdmissionGate implements AdmissionGate {
   }
 
   @Override
-  public Withdrawal withdraw(String reservationId, long sequence) {
-    try {
-      int code =
-          onIntent(
-              reservationId,
-              WITHDRAW,
-              List.of(GateKeys.PENDING),
-              lines -> new Object[] {sequence, lines});
-      switch (code) {
-        case 1:
-          return Withdrawal.WITHDRAWN;
-        case 2:
-          return Withdrawal.OTHERS_RECORDING;
-        case 3:
-          return Withdrawal.NOT_WITHDRAWN;
-        case UNKNOWN:
-          return Withdrawal.UNKNOWN;
-        default:
-          throw new IllegalStateException("Unknown reply of withdraw.lua for " + reservationId);
+  public Withdrawal withdraw(String reservationId, long sequence, List<ReservationLine> lines) {
+    List<Withdrawal> outcomes = new ArrayList<>();
+    for (Partition partition : locations(lines)) {
+      try {
+        outcomes.add(withdrawPart(partition, reservationId, sequence));
+      } catch (DataAccessException | GateClosedException e) {
+        outcomes.add(Withdrawal.UNAVAILABLE);
       }
-    } catch (DataAccessException | GateClosedException e) {
-      return Withdrawal.UNAVAILABLE;
+    }
+    for (Withdrawal worst :
+        List.of(
+            Withdrawal.UNAVAILABLE,
+            Withdrawal.OTHERS_RECORDING,
+            Withdrawal.NOT_WITHDRAWN,
+            Withdrawal.WITHDRAWN)) {
+      if (outcomes.contains(worst)) {
+        return worst;
+      }
+    }
+    return Withdrawal.UNKNOWN;
+  }
+
+  private Withdrawal withdrawPart(Partition partition, String reservationId, long sequence) {
+    int code =
+        onIntent(
+            partition,
+            reservationId,
+            WITHDRAW,
+            List.of(partition.pending()),
+            lines -> new Object[] {sequence, lines});
+    switch (code) {
+      case 1:
+        return Withdrawal.WITHDRAWN;
+      case 2:
+        return Withdrawal.OTHERS_RECORDING;
+      case 3:
+        return Withdrawal.NOT_WITHDRAWN;
+      case UNKNOWN:
+        return Withdrawal.UNKNOWN;
+      default:
+        throw new IllegalStateException("Unknown reply of withdraw.lua for " + reservationId);
     }
   }
 
   /**
-   * Runs a script over a reservation's intent: reads the intent's lines, then runs the script with
-   * the intent's key, {@code otherKeys}, and the counters and holders of each line, and with the
-   * arguments {@code args} makes of the lines as read. The script checks that the lines have not
-   * changed in between (they can only if the intent expired and the id was reused) and answers
-   * STALE if they have; the read is then repeated.
+   * Runs a script over the intent of a reservation's part in one partition: reads the intent's
+   * lines, then runs the script with the intent's key, {@code otherKeys}, and the counters and
+   * holders of each line, and with the arguments {@code args} makes of the lines as read. The
+   * script checks that the lines have not changed in between (they can only if the intent expired
+   * and the id was reused) and answers STALE if they have; the read is then repeated.
    *
    * @return the script's reply code, never STALE; UNKNOWN when there is no intent
    */
   private int onIntent(
+      Partition partition,
       String reservationId,
       RedisScript<List<Object>> script,
       List<String> otherKeys,
       Function<Object, Object[]> args) {
-    String intent = GateKeys.intent(reservationId);
+    String intent = partition.intent(reservationId);
     GateSession session = session();
     for (int attempt = 0; attempt < 3; attempt++) {
       Object lines = read(redis -> redis.opsForHash().get(intent, "lines"));
@@ -195,10 +575,10 @@ class RedisAdmissionGate implements AdmissionGate {
       keys.add(intent);
       keys.addAll(otherKeys);
       for (ReservationLine line : IntentLines.parse(lines.toString())) {
-        keys.add(GateKeys.counters(line.skuId()));
-        keys.add(GateKeys.holders(line.skuId()));
+        keys.add(partition.counters(line.skuId()));
+        keys.add(partition.holders(line.skuId()));
       }
-      int code = code(run(session, script, keys, args.apply(lines)));
+      int code = code(run(session, partition, script, keys, args.apply(lines)));
       if (code != STALE) {
         return code;
       }
@@ -215,41 +595,66 @@ class RedisAdmissionGate implements AdmissionGate {
   }
 
   @Override
-  public void recorded(String reservationId) {
-    try {
-      read(redis -> redis.opsForZSet().remove(GateKeys.PENDING, GateKeys.intent(reservationId)));
-    } catch (DataAccessException | GateClosedException e) {
-      // The sweeper finds it recorded later and clears it then.
-      log.debug("Could not clear pending reservation {}", reservationId, e);
+  public void recorded(String reservationId, List<ReservationLine> lines) {
+    for (Partition partition : locations(lines)) {
+      recorded(new Pending(reservationId, partition.index()));
     }
   }
 
   @Override
-  public List<String> pendingBefore(Instant cutoff, int limit) {
-    Set<String> keys =
-        read(
-            redis ->
-                redis
-                    .opsForZSet()
-                    .rangeByScore(
-                        GateKeys.PENDING,
-                        Double.NEGATIVE_INFINITY,
-                        cutoff.toEpochMilli(),
-                        0,
-                        limit));
-    return keys == null ? List.of() : keys.stream().map(GateKeys::reservationId).toList();
+  public void recorded(Pending pending) {
+    Partition partition = layout.partition(pending.partition());
+    try {
+      read(
+          redis ->
+              redis
+                  .opsForZSet()
+                  .remove(partition.pending(), partition.intent(pending.reservationId())));
+    } catch (DataAccessException | GateClosedException e) {
+      // The sweeper finds it recorded later and clears it then.
+      log.debug("Could not clear pending reservation {}", pending.reservationId(), e);
+    }
   }
 
   @Override
-  public Optional<Intent> intent(String reservationId) {
+  public List<Pending> pendingBefore(Instant cutoff, int limit) {
+    List<TypedTuple<Pending>> found = new ArrayList<>();
+    for (Partition partition : layout.partitions()) {
+      Set<TypedTuple<String>> entries =
+          read(
+              redis ->
+                  redis
+                      .opsForZSet()
+                      .rangeByScoreWithScores(
+                          partition.pending(),
+                          Double.NEGATIVE_INFINITY,
+                          cutoff.toEpochMilli(),
+                          0,
+                          limit));
+      if (entries == null) {
+        continue;
+      }
+      for (TypedTuple<String> entry : entries) {
+        found.add(
+            TypedTuple.of(
+                new Pending(partition.reservationId(entry.getValue()), partition.index()),
+                entry.getScore()));
+      }
+    }
+    return found.stream()
+        .sorted(Comparator.comparing(TypedTuple::getScore))
+        .limit(limit)
+        .map(TypedTuple::getValue)
+        .toList();
+  }
+
+  @Override
+  public Optional<Intent> intent(Pending pending) {
+    String key = layout.partition(pending.partition()).intent(pending.reservationId());
     List<Object> fields =
         read(
             redis ->
-                redis
-                    .opsForHash()
-                    .multiGet(
-                        GateKeys.intent(reservationId),
-                        List.of("state", "user", "lines", "sequence")));
+                redis.opsForHash().multiGet(key, List.of("state", "user", "lines", "sequence")));
     if (fields.get(0) == null) {
       return Optional.empty();
     }
@@ -263,12 +668,14 @@ class RedisAdmissionGate implements AdmissionGate {
 
   @Override
   public Replenishment replenish(String skuId, String replenishmentId, long quantity) {
+    Partition partition = layout.of(skuId);
     try {
       List<Object> reply =
           run(
               session(),
+              partition,
               REPLENISH,
-              List.of(GateKeys.counters(skuId), GateKeys.replenishments(skuId)),
+              List.of(partition.counters(skuId), partition.replenishments(skuId)),
               replenishmentId,
               quantity);
       switch (code(reply)) {
@@ -317,9 +724,13 @@ class RedisAdmissionGate implements AdmissionGate {
    * timeout, LOADING, READONLY...).
    */
   private List<Object> run(
-      GateSession session, RedisScript<List<Object>> script, List<String> keys, Object... args) {
+      GateSession session,
+      Partition partition,
+      RedisScript<List<Object>> script,
+      List<String> keys,
+      Object... args) {
     List<String> allKeys = new ArrayList<>(keys.size() + 1);
-    allKeys.add(GateKeys.MARKER);
+    allKeys.add(partition.marker());
     allKeys.addAll(keys);
     String[] values = new String[args.length + 1];
     values[0] = String.valueOf(session.epoch());
@@ -352,10 +763,17 @@ class RedisAdmissionGate implements AdmissionGate {
     }
   }
 
+  /**
+   * The decision a reply of reserve.lua stands for. A refusal names a line of {@code part} (the
+   * lines the script was given); the decision names it by its index in {@code lines}, the whole
+   * reservation's.
+   */
   private static AdmissionDecision decision(
-      List<Object> reply, List<ReservationLine> lines, long epoch) {
+      List<Object> reply, List<ReservationLine> lines, List<ReservationLine> part, long epoch) {
     int code = code(reply);
-    int index = reply.size() > 1 ? number(reply, 1).intValue() : -1;
+    boolean refused = code >= 4 && code <= 6;
+    String skuId = refused ? part.get(number(reply, 1).intValue()).skuId() : null;
+    int index = refused ? indexOf(lines, skuId) : -1;
     switch (code) {
       case 1:
         return new AdmissionDecision.Admitted(
@@ -371,15 +789,24 @@ class RedisAdmissionGate implements AdmissionGate {
       case 3:
         return new AdmissionDecision.Reused();
       case 4:
-        return new AdmissionDecision.Insufficient(lines.get(index).skuId(), index);
+        return new AdmissionDecision.Insufficient(skuId, index);
       case 5:
         return new AdmissionDecision.LimitExceeded(
-            lines.get(index).skuId(), index, number(reply, 2), number(reply, 3));
+            skuId, index, number(reply, 2), number(reply, 3));
       case 6:
-        return new AdmissionDecision.UnknownSku(lines.get(index).skuId(), index);
+        return new AdmissionDecision.UnknownSku(skuId, index);
       default:
         throw new IllegalStateException("Unknown reply of reserve.lua " + reply);
     }
+  }
+
+  private static int indexOf(List<ReservationLine> lines, String skuId) {
+    for (int index = 0; index < lines.size(); index++) {
+      if (lines.get(index).skuId().equals(skuId)) {
+        return index;
+      }
+    }
+    return -1;
   }
 
   private static int code(List<Object> reply) {

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.dao.DataAccessException;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.stereotype.Component;
@@ -29,9 +30,13 @@ class TokenBuckets {
   static final RedisScript<List<Object>> TAKE = script();
 
   private final StringRedisTemplate redis;
+  private final boolean clustered;
 
   TokenBuckets(StringRedisTemplate redis) {
     this.redis = redis;
+    this.clustered =
+        redis.getConnectionFactory() instanceof LettuceConnectionFactory factory
+            && factory.isClusterAware();
   }
 
   /** A bucket of a request: its key and its limit. */
@@ -56,6 +61,9 @@ class TokenBuckets {
    *     type)
    */
   Outcome take(List<Bucket> buckets) {
+    if (buckets.size() > 1 && clustered) {
+      return takeOneByOne(buckets);
+    }
     List<String> keys = new ArrayList<>(buckets.size());
     String[] args = new String[buckets.size() * 2];
     for (int i = 0; i < buckets.size(); i++) {
@@ -71,6 +79,22 @@ class TokenBuckets {
     return new Short(
         ((Number) reply.get(1)).intValue() - 1,
         Duration.ofMillis(((Number) reply.get(2)).longValue()));
+  }
+
+  /**
+   * On a Redis Cluster a request's buckets lie in different slots, so one script cannot take from
+   * all of them: each is taken by a call of its own, the last one first (a reservation's client,
+   * then its user). When a bucket is short, the ones taken before it keep their token: a client is
+   * charged for a request its user's limit refused, but a user's allowance is never spent on a
+   * request the client's limit refused.
+   */
+  private Outcome takeOneByOne(List<Bucket> buckets) {
+    for (int i = buckets.size() - 1; i >= 0; i--) {
+      if (take(List.of(buckets.get(i))) instanceof Short shortOne) {
+        return new Short(i, shortOne.retryAfter());
+      }
+    }
+    return new Taken();
   }
 
   /**

@@ -2,9 +2,11 @@ package io.stockade.command.reservation;
 
 import io.stockade.api.reservation.ConfirmReservationCommand;
 import io.stockade.api.reservation.ReleaseReservationCommand;
+import io.stockade.api.reservation.ReservationLine;
 import io.stockade.command.admission.AdmissionGate;
 import io.stockade.command.admission.AdmissionGate.Transition;
 import java.time.Clock;
+import java.util.List;
 import org.axonframework.commandhandling.gateway.CommandGateway;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,8 +37,9 @@ class EndingReservation {
    * @throws org.axonframework.modelling.command.AggregateNotFoundException when it is unknown
    */
   void confirm(String reservationId) {
-    commands.sendAndWait(new ConfirmReservationCommand(reservationId, clock.instant()));
-    follow(reservationId, gate.confirm(reservationId), "confirm");
+    List<ReservationLine> lines =
+        commands.sendAndWait(new ConfirmReservationCommand(reservationId, clock.instant()));
+    follow(reservationId, gate.confirm(reservationId, lines), "confirm");
   }
 
   /**
@@ -44,8 +47,9 @@ class EndingReservation {
    * @throws org.axonframework.modelling.command.AggregateNotFoundException when it is unknown
    */
   void release(String reservationId, String reason) {
-    commands.sendAndWait(new ReleaseReservationCommand(reservationId, reason, clock.instant()));
-    follow(reservationId, gate.release(reservationId, reason), "release");
+    List<ReservationLine> lines =
+        commands.sendAndWait(new ReleaseReservationCommand(reservationId, reason, clock.instant()));
+    follow(reservationId, gate.release(reservationId, lines, reason), "release");
   }
 
   /**

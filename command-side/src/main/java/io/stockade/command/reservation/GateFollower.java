@@ -38,7 +38,7 @@ class GateFollower {
   @EventHandler
   void on(SkuRegistered event) {
     try {
-      gate.register(event.skuId(), event.initialStock(), event.perUserLimit());
+      gate.register(event.skuId(), event.initialStock(), event.perUserLimit(), event.bucketCount());
     } catch (GateUnavailableException e) {
       throw new IllegalStateException("Gate unavailable; will retry " + event.skuId(), e);
     }
@@ -63,12 +63,13 @@ class GateFollower {
 
   @EventHandler
   void on(StockConfirmed event) {
-    follow(event.reservationId(), gate.confirm(event.reservationId()));
+    follow(event.reservationId(), gate.confirm(event.reservationId(), event.lines()));
   }
 
   @EventHandler
   void on(StockReleased event) {
-    follow(event.reservationId(), gate.release(event.reservationId(), event.reason()));
+    follow(
+        event.reservationId(), gate.release(event.reservationId(), event.lines(), event.reason()));
   }
 
   private static void follow(String reservationId, Transition outcome) {

@@ -7,9 +7,11 @@ import io.stockade.api.reservation.ReservationAbandoned;
 import io.stockade.api.reservation.StockReserved;
 import io.stockade.command.admission.AdmissionGate;
 import io.stockade.command.admission.AdmissionGate.Intent;
+import io.stockade.command.admission.AdmissionGate.Pending;
 import io.stockade.command.admission.AdmissionGate.Transition;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Optional;
 import org.axonframework.commandhandling.gateway.CommandGateway;
 import org.axonframework.eventsourcing.eventstore.DomainEventStream;
@@ -71,19 +73,31 @@ class RecoveringUnrecordedAdmissions {
   @Scheduled(fixedDelayString = "${stockade.recovery.interval:5s}")
   void sweep() {
     try {
-      for (String reservationId : gate.pendingBefore(clock.instant().minus(bound), BATCH)) {
-        recover(reservationId);
+      Instant cutoff = clock.instant().minus(bound);
+      for (Pending pending : gate.pendingBefore(cutoff, BATCH)) {
+        recover(pending);
+      }
+      int settled = gate.settleTransfers(cutoff);
+      if (settled > 0) {
+        repairs.increment(settled);
+        log.warn("{} moves of units between buckets were left halfway; finished", settled);
       }
     } catch (RuntimeException e) {
       log.warn("Recovery sweep stopped early; the next one goes on", e);
     }
   }
 
-  private void recover(String reservationId) {
-    Optional<Intent> intent = gate.intent(reservationId);
+  /**
+   * Settles one pending admission: the part of a reservation in one partition of the gate. A
+   * reservation whose SKUs lie in several partitions is settled part by part; the first part's
+   * tombstone decides for all of them.
+   */
+  private void recover(Pending pending) {
+    String reservationId = pending.reservationId();
+    Optional<Intent> intent = gate.intent(pending);
     if (intent.isEmpty() || !"RESERVED".equals(intent.get().state())) {
       // Ended (its events exist) or forgotten: nothing of it is held unrecorded.
-      gate.recorded(reservationId);
+      gate.recorded(pending);
       return;
     }
     Intent held = intent.get();
@@ -91,7 +105,7 @@ class RecoveringUnrecordedAdmissions {
     if (first.isPresent()
         && first.get() instanceof StockReserved reserved
         && reserved.admissionSequence() == held.sequence()) {
-      gate.recorded(reservationId);
+      gate.recorded(pending);
       return;
     }
     // Unless the stream is still empty, it begins with a tombstone or with another admission of
@@ -105,8 +119,9 @@ class RecoveringUnrecordedAdmissions {
         return; // The next sweep finds out which event won.
       }
     }
-    if (gate.release(reservationId, ReservationAbandoned.REASON) != Transition.UNAVAILABLE) {
-      gate.recorded(reservationId);
+    if (gate.release(reservationId, held.lines(), ReservationAbandoned.REASON)
+        != Transition.UNAVAILABLE) {
+      gate.recorded(pending);
       repairs.increment();
       log.warn(
           "Reservation {} was admitted by the gate but never recorded; its units are back",

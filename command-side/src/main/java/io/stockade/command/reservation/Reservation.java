@@ -75,28 +75,38 @@ class Reservation {
             command.abandonedAt()));
   }
 
-  /** Confirms once; a repeat changes nothing; a released reservation cannot be confirmed. */
+  /**
+   * Confirms once; a repeat changes nothing; a released reservation cannot be confirmed.
+   *
+   * @return the reservation's lines, which say where the gate holds it
+   */
   @CommandHandler
-  void handle(ConfirmReservationCommand command) {
+  List<ReservationLine> handle(ConfirmReservationCommand command) {
     if (status == Status.CONFIRMED) {
-      return;
+      return lines;
     }
     if (status != Status.RESERVED) {
       throw new ReservationNotActiveException(reservationId, status);
     }
     apply(new StockConfirmed(reservationId, userId, lines, command.confirmedAt()));
+    return lines;
   }
 
-  /** Releases once; a repeat changes nothing; a confirmed reservation cannot be released. */
+  /**
+   * Releases once; a repeat changes nothing; a confirmed reservation cannot be released.
+   *
+   * @return the reservation's lines, which say where the gate holds it
+   */
   @CommandHandler
-  void handle(ReleaseReservationCommand command) {
+  List<ReservationLine> handle(ReleaseReservationCommand command) {
     if (status == Status.RELEASED) {
-      return;
+      return lines;
     }
     if (status != Status.RESERVED) {
       throw new ReservationNotActiveException(reservationId, status);
     }
     apply(new StockReleased(reservationId, userId, lines, command.reason(), command.releasedAt()));
+    return lines;
   }
 
   /**

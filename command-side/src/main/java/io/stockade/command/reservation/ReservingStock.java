@@ -87,14 +87,14 @@ class ReservingStock {
       if (recorded || startsWith(reservationId, admitted.sequence(), admitted.gateEpoch())) {
         // Stored: by this request, or by a retry of it that got there first (the gate answered
         // the retry Duplicate, and it recorded the same admission).
-        gate.recorded(reservationId);
+        gate.recorded(reservationId, admission.lines());
       } else {
         // The record holds another admission of this id (the gate forgot it after the retention):
         // the id is being reused. Nothing of this admission was stored: its units go back.
         log.warn(
             "Reservation id {} was admitted again after the gate forgot it; refused as reused ({})",
             reservationId,
-            gate.withdraw(reservationId, admitted.sequence()));
+            gate.withdraw(reservationId, admitted.sequence(), admission.lines()));
         return new AdmissionDecision.Reused();
       }
     } else if (decision instanceof AdmissionDecision.Duplicate duplicate && duplicate.recording()) {
@@ -108,7 +108,7 @@ class ReservingStock {
               duplicate.expiresAt(),
               duplicate.gateEpoch())
           || startsWith(reservationId, duplicate.sequence(), duplicate.gateEpoch())) {
-        gate.recorded(reservationId);
+        gate.recorded(reservationId, admission.lines());
       }
       // Otherwise the stream begins with the sweeper's tombstone: the sweeper, which must still
       // find the admission pending, gives its units back.
@@ -157,7 +157,9 @@ class ReservingStock {
     } catch (RuntimeException e) {
       boolean mayHaveCommitted = attempts.mayHaveCommitted(command.getIdentifier());
       Withdrawal withdrawal =
-          mayHaveCommitted ? null : gate.withdraw(admission.reservationId(), sequence);
+          mayHaveCommitted
+              ? null
+              : gate.withdraw(admission.reservationId(), sequence, admission.lines());
       if (e instanceof GateEpochChangedException rebuilt) {
         // Admitted by a gate since closed for a rebuild, which counts only what the record holds.
         log.info("Reservation {} not recorded: {}", admission.reservationId(), e.getMessage());

@@ -33,7 +33,7 @@ class RegisteringSku {
     }
     // The initial stock only: replenishments reach the gate one by one, with their ids, so that
     // none can be counted twice.
-    gate.register(state.skuId(), state.initialStock(), state.perUserLimit());
+    gate.register(state.skuId(), state.initialStock(), state.perUserLimit(), state.buckets());
     return state;
   }
 }

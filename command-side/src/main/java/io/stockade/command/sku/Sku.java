@@ -28,6 +28,7 @@ class Sku {
   @AggregateIdentifier private String skuId;
   private int initialStock;
   private Integer perUserLimit;
+  private int buckets = 1;
   private long totalStock;
   private final Map<String, Integer> replenishments = new HashMap<>();
 
@@ -36,12 +37,19 @@ class Sku {
   @CommandHandler
   @CreationPolicy(AggregateCreationPolicy.CREATE_IF_MISSING)
   SkuState handle(RegisterSkuCommand command) {
+    int requestedBuckets = command.buckets() == null ? 1 : command.buckets();
     if (skuId == null) {
-      apply(new SkuRegistered(command.skuId(), command.initialStock(), command.perUserLimit()));
+      apply(
+          new SkuRegistered(
+              command.skuId(),
+              command.initialStock(),
+              command.perUserLimit(),
+              requestedBuckets == 1 ? null : requestedBuckets));
       return state(true);
     }
     if (initialStock != command.initialStock()
-        || !Objects.equals(perUserLimit, command.perUserLimit())) {
+        || !Objects.equals(perUserLimit, command.perUserLimit())
+        || buckets != requestedBuckets) {
       throw new SkuAlreadyRegisteredException(state(false));
     }
     return state(false);
@@ -72,10 +80,11 @@ class Sku {
     skuId = event.skuId();
     initialStock = event.initialStock();
     perUserLimit = event.perUserLimit();
+    buckets = event.bucketCount();
     totalStock = event.initialStock();
   }
 
   private SkuState state(boolean created) {
-    return new SkuState(skuId, initialStock, perUserLimit, totalStock, created);
+    return new SkuState(skuId, initialStock, perUserLimit, totalStock, created, buckets);
   }
 }

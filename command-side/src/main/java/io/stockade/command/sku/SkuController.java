@@ -79,15 +79,26 @@ class SkuController {
         .body(SkuResponse.of(state));
   }
 
+  /**
+   * @param buckets how many buckets the admission gate splits the stock over: for a hot SKU, so
+   *     that its reservations spread over the partitions (and Redis Cluster masters) of the gate;
+   *     at most the gate's partitions are used. 1 when not given
+   */
   record RegisterSkuRequest(
       @NotNull @PositiveOrZero @Max(1_000_000_000) Integer initialStock,
-      @Min(0) Integer perUserLimit) {}
+      @Min(0) Integer perUserLimit,
+      @Min(1) @Max(1024) Integer buckets) {}
 
-  record SkuResponse(String skuId, int initialStock, Integer perUserLimit, long totalStock) {
+  record SkuResponse(
+      String skuId, int initialStock, Integer perUserLimit, long totalStock, int buckets) {
 
     static SkuResponse of(SkuState state) {
       return new SkuResponse(
-          state.skuId(), state.initialStock(), state.perUserLimit(), state.totalStock());
+          state.skuId(),
+          state.initialStock(),
+          state.perUserLimit(),
+          state.totalStock(),
+          state.buckets());
     }
   }
 
@@ -105,7 +116,8 @@ class SkuController {
     try {
       state =
           registeringSku.register(
-              new RegisterSkuCommand(skuId, request.initialStock(), request.perUserLimit()));
+              new RegisterSkuCommand(
+                  skuId, request.initialStock(), request.perUserLimit(), request.buckets()));
     } catch (SkuAlreadyRegisteredException e) {
       throw alreadyRegistered(e.existing());
     } catch (GateUnavailableException e) {
@@ -125,6 +137,7 @@ class SkuController {
     if (existing.perUserLimit() != null) {
       facts.put("perUserLimit", existing.perUserLimit());
     }
+    facts.put("buckets", existing.buckets());
     return new ProblemException(
         HttpStatus.CONFLICT,
         "sku-already-registered",

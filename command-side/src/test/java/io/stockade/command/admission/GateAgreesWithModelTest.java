@@ -52,6 +52,14 @@ class GateAgreesWithModelTest {
               List.class);
 
   private final StringRedisTemplate redis = TestRedis.shared();
+
+  /**
+   * The lines the gate is told when it confirms or releases: they only say which partitions hold
+   * the reservation, and this gate has one.
+   */
+  private static final List<ReservationLine> IN_ONE_PARTITION =
+      List.of(new ReservationLine("any", 1));
+
   private final RedisAdmissionGate gate = TestRedis.gate(redis, Duration.ofHours(24));
 
   sealed interface Step {}
@@ -130,7 +138,7 @@ class GateAgreesWithModelTest {
   /** Applies the step to the gate and to the model, checks they answer alike; the answer. */
   private String apply(Step step, String prefix, GateModel model) {
     if (step instanceof Register register) {
-      gate.register(prefix + register.sku(), register.stock(), register.limit());
+      gate.register(prefix + register.sku(), register.stock(), register.limit(), 1);
       model.register(prefix + register.sku(), register.stock(), register.limit());
       return "Registered";
     }
@@ -151,13 +159,13 @@ class GateAgreesWithModelTest {
     }
     if (step instanceof Confirm confirm) {
       String id = prefix + confirm.reservation();
-      AdmissionGate.Transition actual = gate.confirm(id);
+      AdmissionGate.Transition actual = gate.confirm(id, IN_ONE_PARTITION);
       assertThat(actual).as("%s", step).isEqualTo(model.confirm(id));
       return "confirm " + actual;
     }
     if (step instanceof Release release) {
       String id = prefix + release.reservation();
-      AdmissionGate.Transition actual = gate.release(id, "CANCELLED");
+      AdmissionGate.Transition actual = gate.release(id, IN_ONE_PARTITION, "CANCELLED");
       assertThat(actual).as("%s", step).isEqualTo(model.release(id));
       return "release " + actual;
     }
@@ -184,8 +192,8 @@ class GateAgreesWithModelTest {
   private void checkCounters(String prefix, GateModel model, Step after) {
     List<String> keys = new ArrayList<>();
     for (int i = 0; i < SKUS; i++) {
-      keys.add(GateKeys.counters(prefix + "s" + i));
-      keys.add(GateKeys.holders(prefix + "s" + i));
+      keys.add(TestRedis.LAYOUT.counters(prefix + "s" + i));
+      keys.add(TestRedis.LAYOUT.holders(prefix + "s" + i));
     }
     List<List<String>> hashes = redis.execute(READ_HASHES, keys);
     for (int i = 0; i < SKUS; i++) {
@@ -236,12 +244,12 @@ class GateAgreesWithModelTest {
     List<String> keys = new ArrayList<>();
     for (int i = 0; i < SKUS; i++) {
       String sku = prefix + "s" + i;
-      keys.add(GateKeys.counters(sku));
-      keys.add(GateKeys.holders(sku));
-      keys.add(GateKeys.replenishments(sku));
+      keys.add(TestRedis.LAYOUT.counters(sku));
+      keys.add(TestRedis.LAYOUT.holders(sku));
+      keys.add(TestRedis.LAYOUT.replenishments(sku));
     }
     for (int i = 0; i < RESERVATIONS; i++) {
-      keys.add(GateKeys.intent(prefix + "r" + i));
+      keys.add(TestRedis.PARTITION.intent(prefix + "r" + i));
     }
     return keys;
   }

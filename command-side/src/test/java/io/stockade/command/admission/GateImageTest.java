@@ -59,14 +59,15 @@ class GateImageTest {
     StringRedisTemplate redis = TestRedis.shared();
     RedisAdmissionGate gate = TestRedis.gate(redis, Duration.ofHours(24));
     String run = UUID.randomUUID().toString().substring(0, 8);
-    gate.register("x-" + run, 10, null);
-    gate.register("y-" + run, 10, null);
+    gate.register("x-" + run, 10, null, 1);
+    gate.register("y-" + run, 10, null, 1);
     List<ReservationLine> lines =
         List.of(new ReservationLine("y-" + run, 2), new ReservationLine("x-" + run, 1));
     AdmissionDecision.Admitted admitted =
         (AdmissionDecision.Admitted)
             gate.reserve(new Admission("O-" + run, "u-1", lines, HOLD, T0));
-    Map<Object, Object> written = redis.opsForHash().entries(GateKeys.intent("O-" + run));
+    Map<Object, Object> written =
+        redis.opsForHash().entries(TestRedis.PARTITION.intent("O-" + run));
 
     GateImage image = new GateImage();
     image.apply(
@@ -81,7 +82,7 @@ class GateImageTest {
     GateImage.Intent rebuilt = image.intents.get("O-" + run);
 
     assertThat(rebuilt.fingerprint).isEqualTo(written.get("fingerprint"));
-    assertThat(rebuilt.recordedLines()).isEqualTo(written.get("lines"));
+    assertThat(GateImage.recordedLines(rebuilt.lines)).isEqualTo(written.get("lines"));
     assertThat(String.valueOf(rebuilt.sequence)).isEqualTo(written.get("sequence"));
     assertThat(String.valueOf(rebuilt.admittedAt.toEpochMilli()))
         .isEqualTo(written.get("admittedAt"));

@@ -46,23 +46,23 @@ class GateScriptArgumentsTest {
   record Fixture(StringRedisTemplate redis, String sku, String reservation) {
 
     String counters() {
-      return GateKeys.counters(sku);
+      return TestRedis.LAYOUT.counters(sku);
     }
 
     String holders() {
-      return GateKeys.holders(sku);
+      return TestRedis.LAYOUT.holders(sku);
     }
 
     String replenishments() {
-      return GateKeys.replenishments(sku);
+      return TestRedis.LAYOUT.replenishments(sku);
     }
 
     String intent() {
-      return GateKeys.intent(reservation);
+      return TestRedis.PARTITION.intent(reservation);
     }
 
     String fresh() {
-      return GateKeys.intent(reservation + "-new");
+      return TestRedis.PARTITION.intent(reservation + "-new");
     }
   }
 
@@ -83,13 +83,31 @@ class GateScriptArgumentsTest {
                     new Call(
                         "reserve",
                         reserveKeys(f),
-                        List.of("u-1", "fp", "x", "900000", f.sku(), "1"))),
+                        List.of("u-1", "fp", "x", "900000", "0", "0", f.sku(), "1"))),
         Arguments.of(
             "reserve: negative hold",
             (Fn)
                 f ->
                     new Call(
-                        "reserve", reserveKeys(f), List.of("u-1", "fp", "1", "-5", f.sku(), "1"))),
+                        "reserve",
+                        reserveKeys(f),
+                        List.of("u-1", "fp", "1", "-5", "0", "0", f.sku(), "1"))),
+        Arguments.of(
+            "reserve: negative sequence",
+            (Fn)
+                f ->
+                    new Call(
+                        "reserve",
+                        reserveKeys(f),
+                        List.of("u-1", "fp", "1", "900000", "-1", "0", f.sku(), "1"))),
+        Arguments.of(
+            "reserve: partition over 1023",
+            (Fn)
+                f ->
+                    new Call(
+                        "reserve",
+                        reserveKeys(f),
+                        List.of("u-1", "fp", "1", "900000", "0", "1024", f.sku(), "1"))),
         Arguments.of(
             "reserve: skuId with a brace",
             (Fn)
@@ -97,7 +115,7 @@ class GateScriptArgumentsTest {
                     new Call(
                         "reserve",
                         reserveKeys(f),
-                        List.of("u-1", "fp", "1", "900000", "a{b", "1"))),
+                        List.of("u-1", "fp", "1", "900000", "0", "0", "a{b", "1"))),
         Arguments.of(
             "reserve: a key missing",
             (Fn)
@@ -105,13 +123,15 @@ class GateScriptArgumentsTest {
                     new Call(
                         "reserve",
                         reserveKeys(f).subList(0, 4),
-                        List.of("u-1", "fp", "1", "900000", f.sku(), "1"))),
+                        List.of("u-1", "fp", "1", "900000", "0", "0", f.sku(), "1"))),
         Arguments.of(
             "reserve: an argument missing",
             (Fn)
                 f ->
                     new Call(
-                        "reserve", reserveKeys(f), List.of("u-1", "fp", "1", "900000", f.sku()))),
+                        "reserve",
+                        reserveKeys(f),
+                        List.of("u-1", "fp", "1", "900000", "0", "0", f.sku()))),
         Arguments.of(
             "reserve: counters of the wrong type",
             (Fn) f -> validReserve(f, fx -> replaceWithString(fx, fx.counters()))),
@@ -196,7 +216,7 @@ class GateScriptArgumentsTest {
                 f ->
                     new Call(
                         "withdraw",
-                        List.of(f.intent(), GateKeys.PENDING, f.counters()),
+                        List.of(f.intent(), TestRedis.PARTITION.pending(), f.counters()),
                         List.of(sequence(f), lines(f)))),
         Arguments.of(
             "withdraw: counters of the wrong type",
@@ -237,7 +257,7 @@ class GateScriptArgumentsTest {
   void malformedCallIsAnErrorAndChangesNothing(String name, Fn callOf) {
     Fixture fixture = new Fixture(redis, sku, reservation);
     RedisAdmissionGate gate = TestRedis.gate(redis, Duration.ofHours(24));
-    gate.register(sku, 10, 3);
+    gate.register(sku, 10, 3, 1);
     gate.reserve(
         new Admission(
             reservation,
@@ -257,7 +277,7 @@ class GateScriptArgumentsTest {
             fixture.fresh());
     Map<String, String> before = GateKeyDump.of(redis, keys);
     // The gate's marker and epoch come first in every call.
-    List<String> gateKeys = new ArrayList<>(List.of(GateKeys.MARKER));
+    List<String> gateKeys = new ArrayList<>(List.of(TestRedis.PARTITION.marker()));
     gateKeys.addAll(call.keys());
     List<String> gateArgs = new ArrayList<>(List.of(String.valueOf(TestRedis.epoch(redis))));
     gateArgs.addAll(call.args());
@@ -284,16 +304,24 @@ class GateScriptArgumentsTest {
                 new Call(
                     "reserve",
                     reserveKeys(f),
-                    List.of(user, "fp", "1", "900000", f.sku(), quantity)));
+                    List.of(user, "fp", "1", "900000", "0", "0", f.sku(), quantity)));
   }
 
   private static Call validReserve(Fixture f, Consumer<Fixture> corrupt) {
     return new Call(
-        "reserve", reserveKeys(f), List.of("u-1", "fp", "1", "900000", f.sku(), "1"), corrupt);
+        "reserve",
+        reserveKeys(f),
+        List.of("u-1", "fp", "1", "900000", "0", "0", f.sku(), "1"),
+        corrupt);
   }
 
   private static List<String> reserveKeys(Fixture f) {
-    return List.of(f.fresh(), GateKeys.SEQUENCE, GateKeys.PENDING, f.counters(), f.holders());
+    return List.of(
+        f.fresh(),
+        TestRedis.PARTITION.sequence(),
+        TestRedis.PARTITION.pending(),
+        f.counters(),
+        f.holders());
   }
 
   private static Call transition(Fixture f, List<String> args) {
@@ -305,7 +333,7 @@ class GateScriptArgumentsTest {
   }
 
   private static List<String> withdrawKeys(Fixture f) {
-    return List.of(f.intent(), GateKeys.PENDING, f.counters(), f.holders());
+    return List.of(f.intent(), TestRedis.PARTITION.pending(), f.counters(), f.holders());
   }
 
   /** The admission sequence of the fixture's reservation. */

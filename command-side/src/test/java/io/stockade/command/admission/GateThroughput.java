@@ -100,7 +100,7 @@ final class GateThroughput {
     RedisClient client = null;
     try {
       RedisAdmissionGate gate = TestRedis.gate(redis, Duration.ofDays(1));
-      gate.register(sku, 1_000_000_000_000_000L, null);
+      gate.register(sku, 1_000_000_000_000_000L, null, 1);
       if (!raw.equals("only")) {
         double median =
             measure(
@@ -139,12 +139,12 @@ final class GateThroughput {
                   // The keys and arguments RedisAdmissionGate.reserve builds.
                   Admission admission = new Admission(id, user, lines, HOLD, Instant.now());
                   String[] keys = {
-                    GateKeys.MARKER,
-                    GateKeys.intent(id),
-                    GateKeys.SEQUENCE,
-                    GateKeys.PENDING,
-                    GateKeys.counters(sku),
-                    GateKeys.holders(sku)
+                    TestRedis.PARTITION.marker(),
+                    TestRedis.PARTITION.intent(id),
+                    TestRedis.PARTITION.sequence(),
+                    TestRedis.PARTITION.pending(),
+                    TestRedis.LAYOUT.counters(sku),
+                    TestRedis.LAYOUT.holders(sku)
                   };
                   List<Object> reply =
                       connection
@@ -158,6 +158,8 @@ final class GateThroughput {
                               admission.fingerprint(),
                               String.valueOf(admission.now().toEpochMilli()),
                               String.valueOf(HOLD.toMillis()),
+                              "0",
+                              "0",
                               sku,
                               "1");
                   return CODES[((Long) reply.get(0)).intValue()];
@@ -249,7 +251,7 @@ final class GateThroughput {
         redis
             .opsForZSet()
             .scan(
-                GateKeys.PENDING,
+                TestRedis.PARTITION.pending(),
                 ScanOptions.scanOptions()
                     .match("stockade:reservation:{" + prefix + "-*")
                     .count(1000)
@@ -257,7 +259,7 @@ final class GateThroughput {
       while (pending.hasNext()) {
         batch.add(pending.next().getValue());
         if (batch.size() == 1000 || !pending.hasNext()) {
-          redis.opsForZSet().remove(GateKeys.PENDING, batch.toArray());
+          redis.opsForZSet().remove(TestRedis.PARTITION.pending(), batch.toArray());
           batch.clear();
         }
       }

@@ -47,7 +47,7 @@ class RedisAdmissionGateConcurrencyTest {
   @Test
   void admitsExactlyTheStockAndNeverGoesNegative() throws Exception {
     String sku = "hot-" + run;
-    gate.register(sku, 100, null);
+    gate.register(sku, 100, null, 1);
     AtomicBoolean running = new AtomicBoolean(true);
     AtomicLong lowest = new AtomicLong(Long.MAX_VALUE);
     AtomicLong samples = new AtomicLong();
@@ -55,7 +55,8 @@ class RedisAdmissionGateConcurrencyTest {
         new Thread(
             () -> {
               while (running.get()) {
-                Object available = redis.opsForHash().get(GateKeys.counters(sku), "available");
+                Object available =
+                    redis.opsForHash().get(TestRedis.LAYOUT.counters(sku), "available");
                 lowest.accumulateAndGet(Long.parseLong(available.toString()), Math::min);
                 samples.incrementAndGet();
               }
@@ -88,7 +89,7 @@ class RedisAdmissionGateConcurrencyTest {
       String sku = "multi-" + run + "-" + i;
       int stock = 20 + random.nextInt(41);
       initial.put(sku, stock);
-      gate.register(sku, stock, null);
+      gate.register(sku, stock, null, 1);
     }
     List<String> skus = new ArrayList<>(initial.keySet());
     List<List<ReservationLine>> orders = new ArrayList<>();
@@ -116,7 +117,7 @@ class RedisAdmissionGateConcurrencyTest {
     Map<String, Integer> taken = new LinkedHashMap<>();
     skus.forEach(sku -> taken.put(sku, 0));
     for (int i = 0; i < orders.size(); i++) {
-      String intent = GateKeys.intent("O-" + run + "-" + i);
+      String intent = TestRedis.PARTITION.intent("O-" + run + "-" + i);
       if (decisions.get(i) instanceof AdmissionDecision.Admitted) {
         orders.get(i).forEach(line -> taken.merge(line.skuId(), line.quantity(), Integer::sum));
         assertThat(redis.opsForHash().get(intent, "state")).isEqualTo("RESERVED");
@@ -141,7 +142,7 @@ class RedisAdmissionGateConcurrencyTest {
   @Test
   void concurrentRetriesOfOneReservationTakeStockOnce() throws Exception {
     String sku = "retry-" + run;
-    gate.register(sku, 10, null);
+    gate.register(sku, 10, null, 1);
     Admission admission = admission("O-" + run, "u-1", line(sku, 3));
 
     List<AdmissionDecision> decisions = concurrently(50, i -> () -> gate.reserve(admission));
@@ -173,7 +174,7 @@ class RedisAdmissionGateConcurrencyTest {
   @Test
   void oneUserCannotHoldMoreThanTheLimitUnderConcurrency() throws Exception {
     String sku = "limited-" + run;
-    gate.register(sku, 1000, 2);
+    gate.register(sku, 1000, 2, 1);
 
     List<AdmissionDecision> decisions =
         concurrently(
@@ -188,7 +189,7 @@ class RedisAdmissionGateConcurrencyTest {
             decision ->
                 assertThat(decision).isEqualTo(new AdmissionDecision.LimitExceeded(sku, 0, 2, 2)));
     assertThat(counters(sku)).containsEntry("available", "998").containsEntry("reserved", "2");
-    assertThat(redis.opsForHash().get(GateKeys.holders(sku), "u-greedy")).isEqualTo("2");
+    assertThat(redis.opsForHash().get(TestRedis.LAYOUT.holders(sku), "u-greedy")).isEqualTo("2");
   }
 
   private interface Task {
@@ -225,6 +226,6 @@ class RedisAdmissionGateConcurrencyTest {
   }
 
   private Map<Object, Object> counters(String sku) {
-    return redis.opsForHash().entries(GateKeys.counters(sku));
+    return redis.opsForHash().entries(TestRedis.LAYOUT.counters(sku));
   }
 }

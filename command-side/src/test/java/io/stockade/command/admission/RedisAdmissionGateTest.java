@@ -30,6 +30,13 @@ class RedisAdmissionGateTest {
   private static final Instant NOW = Instant.parse("2026-11-30T10:00:00Z");
   private static final Duration RETENTION = Duration.ofHours(24);
 
+  /**
+   * The lines the gate is told when it confirms, releases or withdraws: they only say which
+   * partitions hold the reservation, and this gate has one.
+   */
+  private static final List<ReservationLine> IN_ONE_PARTITION =
+      List.of(new ReservationLine("any", 1));
+
   private final StringRedisTemplate redis = TestRedis.shared();
   private final RedisAdmissionGate gate = TestRedis.gate(redis, RETENTION);
   private final String run = UUID.randomUUID().toString().substring(0, 8);
@@ -37,7 +44,7 @@ class RedisAdmissionGateTest {
   @Test
   void admitsWhenStockEqualsTheQuantity() {
     String sku = sku("exact");
-    gate.register(sku, 5, null);
+    gate.register(sku, 5, null, 1);
 
     AdmissionDecision decision = gate.reserve(admission("O-" + run, "u-1", line(sku, 5)));
 
@@ -51,7 +58,7 @@ class RedisAdmissionGateTest {
   @Test
   void refusesWhenStockIsOneShortAndChangesNothing() {
     String sku = sku("short");
-    gate.register(sku, 4, null);
+    gate.register(sku, 4, null, 1);
     List<String> keys = keysOf(sku, "O-" + run);
     Map<String, String> before = dump(keys);
 
@@ -65,8 +72,8 @@ class RedisAdmissionGateTest {
   void reportsTheFirstFailingLineAfterMerging() {
     String plenty = sku("plenty");
     String scarce = sku("scarce");
-    gate.register(plenty, 10, null);
-    gate.register(scarce, 1, null);
+    gate.register(plenty, 10, null, 1);
+    gate.register(scarce, 1, null, 1);
 
     assertThat(gate.reserve(admission("O-" + run, "u-1", line(plenty, 1), line(scarce, 2))))
         .isEqualTo(new AdmissionDecision.Insufficient(scarce, 1));
@@ -80,7 +87,7 @@ class RedisAdmissionGateTest {
   @Test
   void aRefusedReservationCanBeRetriedAsAFreshAttempt() {
     String sku = sku("later");
-    gate.register(sku, 1, null);
+    gate.register(sku, 1, null, 1);
     assertThat(gate.reserve(admission("O-" + run, "u-1", line(sku, 2))))
         .isInstanceOf(AdmissionDecision.Insufficient.class);
     gate.replenish(sku, "R-" + run, 1);
@@ -92,7 +99,7 @@ class RedisAdmissionGateTest {
   @Test
   void aKnownIdWithOtherContentIsReused() {
     String sku = sku("reused");
-    gate.register(sku, 10, null);
+    gate.register(sku, 10, null, 1);
     gate.reserve(admission("O-" + run, "u-1", line(sku, 1)));
 
     assertThat(gate.reserve(admission("O-" + run, "u-1", line(sku, 2))))
@@ -105,11 +112,11 @@ class RedisAdmissionGateTest {
   @Test
   void confirmTurnsReservedIntoSoldOnceAndKeepsTheAllowanceTaken() {
     String sku = sku("confirm");
-    gate.register(sku, 10, 3);
+    gate.register(sku, 10, 3, 1);
     gate.reserve(admission("O-" + run, "u-1", line(sku, 2)));
 
-    assertThat(gate.confirm("O-" + run)).isEqualTo(Transition.DONE);
-    assertThat(gate.confirm("O-" + run)).isEqualTo(Transition.ALREADY_DONE);
+    assertThat(gate.confirm("O-" + run, IN_ONE_PARTITION)).isEqualTo(Transition.DONE);
+    assertThat(gate.confirm("O-" + run, IN_ONE_PARTITION)).isEqualTo(Transition.ALREADY_DONE);
 
     assertThat(counters(sku))
         .containsEntry("available", "8")
@@ -117,26 +124,29 @@ class RedisAdmissionGateTest {
         .containsEntry("sold", "2");
     assertThat(gate.reserve(admission("O-" + run + "-2", "u-1", line(sku, 2))))
         .isEqualTo(new AdmissionDecision.LimitExceeded(sku, 0, 3, 2));
-    assertThat(gate.release("O-" + run, "CANCELLED")).isEqualTo(Transition.NOT_ACTIVE);
+    assertThat(gate.release("O-" + run, IN_ONE_PARTITION, "CANCELLED"))
+        .isEqualTo(Transition.NOT_ACTIVE);
     assertThat(counters(sku)).containsEntry("sold", "2").containsEntry("available", "8");
   }
 
   @Test
   void releaseReturnsUnitsAndTheAllowanceOnce() {
     String sku = sku("release");
-    gate.register(sku, 10, 2);
+    gate.register(sku, 10, 2, 1);
     gate.reserve(admission("O-" + run, "u-1", line(sku, 2)));
 
-    assertThat(gate.release("O-" + run, "EXPIRED")).isEqualTo(Transition.DONE);
-    assertThat(gate.release("O-" + run, "EXPIRED")).isEqualTo(Transition.ALREADY_DONE);
+    assertThat(gate.release("O-" + run, IN_ONE_PARTITION, "EXPIRED")).isEqualTo(Transition.DONE);
+    assertThat(gate.release("O-" + run, IN_ONE_PARTITION, "EXPIRED"))
+        .isEqualTo(Transition.ALREADY_DONE);
 
     assertThat(counters(sku))
         .containsEntry("available", "10")
         .containsEntry("reserved", "0")
         .containsEntry("sold", "0");
-    assertThat(redis.opsForHash().get(GateKeys.intent("O-" + run), "reason")).isEqualTo("EXPIRED");
-    assertThat(redis.opsForHash().hasKey(GateKeys.holders(sku), "u-1")).isFalse();
-    assertThat(gate.confirm("O-" + run)).isEqualTo(Transition.NOT_ACTIVE);
+    assertThat(redis.opsForHash().get(TestRedis.PARTITION.intent("O-" + run), "reason"))
+        .isEqualTo("EXPIRED");
+    assertThat(redis.opsForHash().hasKey(TestRedis.LAYOUT.holders(sku), "u-1")).isFalse();
+    assertThat(gate.confirm("O-" + run, IN_ONE_PARTITION)).isEqualTo(Transition.NOT_ACTIVE);
     assertThat(gate.reserve(admission("O-" + run + "-2", "u-1", line(sku, 2))))
         .isInstanceOf(AdmissionDecision.Admitted.class);
   }
@@ -144,27 +154,31 @@ class RedisAdmissionGateTest {
   @Test
   void aWithdrawnAdmissionGivesItsUnitsBackOnceItsLastRecorderLeaves() {
     String sku = sku("withdrawn");
-    gate.register(sku, 5, 3);
+    gate.register(sku, 5, 3, 1);
     Admission admission = admission("O-" + run, "u-1", line(sku, 2));
     AdmissionDecision.Admitted admitted = (AdmissionDecision.Admitted) gate.reserve(admission);
     // A retry while the first request is still storing it: a second recorder.
     AdmissionDecision.Duplicate retry = (AdmissionDecision.Duplicate) gate.reserve(admission);
     assertThat(retry.recording()).isTrue();
 
-    assertThat(gate.withdraw("O-" + run, admitted.sequence() + 1))
+    assertThat(gate.withdraw("O-" + run, admitted.sequence() + 1, IN_ONE_PARTITION))
         .as("another admission of the id")
         .isEqualTo(AdmissionGate.Withdrawal.NOT_WITHDRAWN);
-    assertThat(gate.withdraw("O-" + run, admitted.sequence()))
+    assertThat(gate.withdraw("O-" + run, admitted.sequence(), IN_ONE_PARTITION))
         .isEqualTo(AdmissionGate.Withdrawal.OTHERS_RECORDING);
     assertThat(counters(sku)).containsEntry("available", "3");
-    assertThat(gate.withdraw("O-" + run, admitted.sequence()))
+    assertThat(gate.withdraw("O-" + run, admitted.sequence(), IN_ONE_PARTITION))
         .isEqualTo(AdmissionGate.Withdrawal.WITHDRAWN);
 
     assertThat(counters(sku)).containsEntry("available", "5").containsEntry("reserved", "0");
-    assertThat(redis.opsForHash().get(GateKeys.holders(sku), "u-1")).isNull();
-    assertThat(redis.hasKey(GateKeys.intent("O-" + run))).isFalse();
-    assertThat(redis.opsForZSet().score(GateKeys.PENDING, GateKeys.intent("O-" + run))).isNull();
-    assertThat(gate.withdraw("O-" + run, admitted.sequence()))
+    assertThat(redis.opsForHash().get(TestRedis.LAYOUT.holders(sku), "u-1")).isNull();
+    assertThat(redis.hasKey(TestRedis.PARTITION.intent("O-" + run))).isFalse();
+    assertThat(
+            redis
+                .opsForZSet()
+                .score(TestRedis.PARTITION.pending(), TestRedis.PARTITION.intent("O-" + run)))
+        .isNull();
+    assertThat(gate.withdraw("O-" + run, admitted.sequence(), IN_ONE_PARTITION))
         .isEqualTo(AdmissionGate.Withdrawal.UNKNOWN);
     assertThat(gate.reserve(admission))
         .as("a retry after the withdrawal is a fresh admission")
@@ -174,17 +188,17 @@ class RedisAdmissionGateTest {
   @Test
   void aRecordedOrEndedAdmissionIsNotWithdrawn() {
     String sku = sku("kept");
-    gate.register(sku, 5, null);
+    gate.register(sku, 5, null, 1);
     AdmissionDecision.Admitted recorded =
         (AdmissionDecision.Admitted) gate.reserve(admission("O-" + run, "u-1", line(sku, 1)));
-    gate.recorded("O-" + run);
+    gate.recorded("O-" + run, IN_ONE_PARTITION);
     AdmissionDecision.Admitted released =
         (AdmissionDecision.Admitted) gate.reserve(admission("P-" + run, "u-1", line(sku, 1)));
-    gate.release("P-" + run, "CANCELLED");
+    gate.release("P-" + run, IN_ONE_PARTITION, "CANCELLED");
 
-    assertThat(gate.withdraw("O-" + run, recorded.sequence()))
+    assertThat(gate.withdraw("O-" + run, recorded.sequence(), IN_ONE_PARTITION))
         .isEqualTo(AdmissionGate.Withdrawal.NOT_WITHDRAWN);
-    assertThat(gate.withdraw("P-" + run, released.sequence()))
+    assertThat(gate.withdraw("P-" + run, released.sequence(), IN_ONE_PARTITION))
         .isEqualTo(AdmissionGate.Withdrawal.NOT_WITHDRAWN);
     assertThat(counters(sku)).containsEntry("available", "4").containsEntry("reserved", "1");
     assertThat(
@@ -196,20 +210,21 @@ class RedisAdmissionGateTest {
 
   @Test
   void unknownReservationsCannotBeConfirmedOrReleased() {
-    assertThat(gate.confirm("nope-" + run)).isEqualTo(Transition.UNKNOWN);
-    assertThat(gate.release("nope-" + run, "CANCELLED")).isEqualTo(Transition.UNKNOWN);
+    assertThat(gate.confirm("nope-" + run, IN_ONE_PARTITION)).isEqualTo(Transition.UNKNOWN);
+    assertThat(gate.release("nope-" + run, IN_ONE_PARTITION, "CANCELLED"))
+        .isEqualTo(Transition.UNKNOWN);
   }
 
   @Test
   void finishedIntentsExpireAfterTheRetentionAndLiveOnesNever() {
     String sku = sku("retention");
-    gate.register(sku, 10, null);
+    gate.register(sku, 10, null, 1);
     gate.reserve(admission("O-" + run + "-live", "u-1", line(sku, 1)));
     gate.reserve(admission("O-" + run + "-sold", "u-1", line(sku, 1)));
     gate.reserve(admission("O-" + run + "-gone", "u-1", line(sku, 1)));
 
-    gate.confirm("O-" + run + "-sold");
-    gate.release("O-" + run + "-gone", "CANCELLED");
+    gate.confirm("O-" + run + "-sold", IN_ONE_PARTITION);
+    gate.release("O-" + run + "-gone", IN_ONE_PARTITION, "CANCELLED");
 
     assertThat(ttl("O-" + run + "-live")).isEqualTo(-1);
     assertThat(ttl("O-" + run + "-sold")).isPositive().isLessThanOrEqualTo(RETENTION.toMillis());
@@ -219,7 +234,7 @@ class RedisAdmissionGateTest {
   @Test
   void replenishesOncePerReplenishmentId() {
     String sku = sku("replenish");
-    gate.register(sku, 1, null);
+    gate.register(sku, 1, null, 1);
 
     assertThat(gate.replenish(sku, "R-1", 5)).isEqualTo(Replenishment.APPLIED);
     assertThat(gate.replenish(sku, "R-1", 5)).isEqualTo(Replenishment.DUPLICATE);
@@ -231,10 +246,10 @@ class RedisAdmissionGateTest {
   @Test
   void registeringTwiceKeepsTheFirstCounters() {
     String sku = sku("register");
-    gate.register(sku, 5, 2);
+    gate.register(sku, 5, 2, 1);
     gate.reserve(admission("O-" + run, "u-1", line(sku, 1)));
 
-    gate.register(sku, 5, 2);
+    gate.register(sku, 5, 2, 1);
 
     assertThat(counters(sku))
         .containsEntry("available", "4")
@@ -245,7 +260,7 @@ class RedisAdmissionGateTest {
   @Test
   void survivesAFlushedScriptCache() {
     String sku = sku("flushed");
-    gate.register(sku, 5, null);
+    gate.register(sku, 5, null, 1);
     redis.execute(
         (RedisConnection connection) -> {
           connection.scriptingCommands().scriptFlush();
@@ -263,7 +278,7 @@ class RedisAdmissionGateTest {
           TestRedis.template("127.0.0.1", own.port(), Duration.ofMillis(500));
       RedisAdmissionGate ownGate = TestRedis.gate(template, RETENTION);
       String sku = sku("restart");
-      ownGate.register(sku, 5, null);
+      ownGate.register(sku, 5, null, 1);
       assertThat(ownGate.reserve(admission("O-" + run, "u-1", line(sku, 1))))
           .isInstanceOf(AdmissionDecision.Admitted.class);
 
@@ -273,7 +288,7 @@ class RedisAdmissionGateTest {
               Duration.ofSeconds(20),
               () -> ownGate.reserve(admission("O-" + run + "-2", "u-1", line(sku, 1))));
       assertThat(whileDown).isInstanceOf(AdmissionDecision.Unavailable.class);
-      assertThat(ownGate.confirm("O-" + run)).isEqualTo(Transition.UNAVAILABLE);
+      assertThat(ownGate.confirm("O-" + run, IN_ONE_PARTITION)).isEqualTo(Transition.UNAVAILABLE);
 
       own.start();
       // A restarted Redis has an empty script cache; its data came back from the AOF. The
@@ -283,7 +298,8 @@ class RedisAdmissionGateTest {
           .until(
               () -> ownGate.reserve(admission("O-" + run + "-3", "u-1", line(sku, 1))),
               AdmissionDecision.Admitted.class::isInstance);
-      assertThat(template.opsForHash().get(GateKeys.counters(sku), "available")).isEqualTo("3");
+      assertThat(template.opsForHash().get(TestRedis.LAYOUT.counters(sku), "available"))
+          .isEqualTo("3");
     }
   }
 
@@ -322,8 +338,8 @@ class RedisAdmissionGateTest {
   @Test
   void aKeyOfTheWrongTypeIsAnErrorAndChangesNothing() {
     String sku = sku("wrongtype");
-    gate.register(sku, 5, null);
-    redis.opsForValue().set(GateKeys.holders(sku), "not a hash");
+    gate.register(sku, 5, null, 1);
+    redis.opsForValue().set(TestRedis.LAYOUT.holders(sku), "not a hash");
     List<String> keys = keysOf(sku, "O-" + run);
     Map<String, String> before = dump(keys);
 
@@ -346,20 +362,20 @@ class RedisAdmissionGateTest {
   }
 
   private Map<Object, Object> counters(String sku) {
-    return redis.opsForHash().entries(GateKeys.counters(sku));
+    return redis.opsForHash().entries(TestRedis.LAYOUT.counters(sku));
   }
 
   private long ttl(String reservationId) {
     return redis.getExpire(
-        GateKeys.intent(reservationId), java.util.concurrent.TimeUnit.MILLISECONDS);
+        TestRedis.PARTITION.intent(reservationId), java.util.concurrent.TimeUnit.MILLISECONDS);
   }
 
   private static List<String> keysOf(String sku, String reservationId) {
     return List.of(
-        GateKeys.counters(sku),
-        GateKeys.holders(sku),
-        GateKeys.replenishments(sku),
-        GateKeys.intent(reservationId));
+        TestRedis.LAYOUT.counters(sku),
+        TestRedis.LAYOUT.holders(sku),
+        TestRedis.LAYOUT.replenishments(sku),
+        TestRedis.PARTITION.intent(reservationId));
   }
 
   /**

@@ -1,10 +1,13 @@
 package io.stockade.command.admission;
 
 import io.lettuce.core.ClientOptions;
+import io.lettuce.core.cluster.ClusterClientOptions;
 import io.stockade.localinfra.EmbeddedRedis;
 import io.stockade.localinfra.LocalInfrastructure;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -19,6 +22,12 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 public final class TestRedis {
 
   static final Duration TIMEOUT = Duration.ofSeconds(5);
+
+  /** The layout of a service on a standalone Redis: one partition. */
+  static final GateLayout LAYOUT = new GateLayout(1, null);
+
+  /** Its one partition. */
+  static final GateLayout.Partition PARTITION = LAYOUT.partition(0);
 
   private static StringRedisTemplate shared;
 
@@ -60,14 +69,42 @@ public final class TestRedis {
     return new StringRedisTemplate(factory);
   }
 
+  /** A template on a Redis Cluster ({@code host:port,...}), with the given command timeout. */
+  public static StringRedisTemplate clusterTemplate(String nodes, Duration timeout) {
+    RedisClusterConfiguration cluster = new RedisClusterConfiguration(List.of(nodes.split(",")));
+    LettuceConnectionFactory factory =
+        new LettuceConnectionFactory(
+            cluster,
+            LettuceClientConfiguration.builder()
+                .commandTimeout(timeout)
+                .clientOptions(
+                    GateConfiguration.rejectWhileDisconnected(ClusterClientOptions.builder())
+                        .build())
+                .build());
+    factory.afterPropertiesSet();
+    factory.start();
+    return new StringRedisTemplate(factory);
+  }
+
   /** The real gate over a template, keeping finished intents for {@code retention}. */
   static RedisAdmissionGate gate(StringRedisTemplate redis, Duration retention) {
-    return new RedisAdmissionGate(new AdoptingSessions(redis), properties(retention));
+    return gate(redis, LAYOUT, retention);
+  }
+
+  /** The real gate in a layout of its own. */
+  static RedisAdmissionGate gate(StringRedisTemplate redis, GateLayout layout, Duration retention) {
+    return new RedisAdmissionGate(
+        new AdoptingSessions(redis, layout), layout, properties(retention));
   }
 
   static GateProperties properties(Duration retention) {
     return new GateProperties(
-        retention, Duration.ofMillis(500), Duration.ofSeconds(60), Duration.ofSeconds(60));
+        retention,
+        Duration.ofMillis(500),
+        Duration.ofSeconds(60),
+        Duration.ofSeconds(60),
+        null,
+        null);
   }
 
   /**
@@ -75,25 +112,37 @@ public final class TestRedis {
    * none. (The service's gate never does that: it rebuilds a Redis without a marker.)
    */
   static long epoch(StringRedisTemplate redis) {
-    redis.opsForHash().putIfAbsent(GateKeys.MARKER, "epoch", "1");
-    return Long.parseLong(String.valueOf(redis.opsForHash().get(GateKeys.MARKER, "epoch")));
+    return epoch(redis, LAYOUT);
+  }
+
+  /** The epoch of the layout's first partition, which every other partition's marker adopts. */
+  static long epoch(StringRedisTemplate redis, GateLayout layout) {
+    String first = layout.partition(0).marker();
+    redis.opsForHash().putIfAbsent(first, "epoch", "1");
+    String epoch = String.valueOf(redis.opsForHash().get(first, "epoch"));
+    for (GateLayout.Partition partition : layout.partitions()) {
+      redis.opsForHash().put(partition.marker(), "epoch", epoch);
+    }
+    return Long.parseLong(epoch);
   }
 
   /** Sessions for the gate's own tests: no event store behind them, they adopt Redis's epoch. */
   static final class AdoptingSessions implements GateSessions {
 
     private final StringRedisTemplate redis;
+    private final GateLayout layout;
     private volatile GateSession session;
 
-    AdoptingSessions(StringRedisTemplate redis) {
+    AdoptingSessions(StringRedisTemplate redis, GateLayout layout) {
       this.redis = redis;
+      this.layout = layout;
     }
 
     @Override
     public GateSession current() {
       GateSession current = session;
       if (current == null) {
-        current = new GateSession(redis, epoch(redis));
+        current = new GateSession(redis, epoch(redis, layout));
         session = current;
       }
       return current;

@@ -6,6 +6,16 @@ import org.axonframework.modelling.command.TargetAggregateIdentifier;
  * Registers a SKU with its initial stock. Repeating it with the same values changes nothing.
  *
  * @param perUserLimit units one user may hold (reserved or bought), or {@code null} for no limit
+ * @param buckets how many buckets the admission gate splits the stock over, or {@code null} for 1
  */
 public record RegisterSkuCommand(
-    @TargetAggregateIdentifier String skuId, int initialStock, Integer perUserLimit) {}
+    @TargetAggregateIdentifier String skuId,
+    int initialStock,
+    Integer perUserLimit,
+    Integer buckets) {
+
+  /** A SKU in one bucket. */
+  public RegisterSkuCommand(String skuId, int initialStock, Integer perUserLimit) {
+    this(skuId, initialStock, perUserLimit, null);
+  }
+}

@@ -39,7 +39,7 @@ final class GateEngine implements Engine {
 
   @Override
   public void stock(String sku, long units) {
-    standalone.gate().register(sku, units, null);
+    standalone.gate().register(sku, units, null, 1);
   }
 
   @Override

@@ -33,7 +33,14 @@ public final class StandaloneGate implements AutoCloseable {
           Duration.ofDays(1),
           Duration.ofMillis(500),
           Duration.ofSeconds(60),
-          Duration.ofSeconds(60));
+          Duration.ofSeconds(60),
+          null,
+          null);
+
+  /** A standalone Redis's layout: one partition. */
+  private static final GateLayout LAYOUT = new GateLayout(1, null);
+
+  private static final GateLayout.Partition PARTITION = LAYOUT.partition(0);
 
   private final LettuceConnectionFactory factory;
   private final StringRedisTemplate redis;
@@ -52,7 +59,7 @@ public final class StandaloneGate implements AutoCloseable {
     factory.afterPropertiesSet();
     factory.start();
     redis = new StringRedisTemplate(factory);
-    gate = new RedisAdmissionGate(new AdoptingSessions(redis), PROPERTIES);
+    gate = new RedisAdmissionGate(new AdoptingSessions(redis), LAYOUT, PROPERTIES);
   }
 
   public AdmissionGate gate() {
@@ -61,7 +68,7 @@ public final class StandaloneGate implements AutoCloseable {
 
   /** A SKU's counters hash as the gate keeps it: available, reserved, sold, limit. */
   public Map<Object, Object> counters(String skuId) {
-    return redis.opsForHash().entries(GateKeys.counters(skuId));
+    return redis.opsForHash().entries(LAYOUT.counters(skuId));
   }
 
   /**
@@ -73,17 +80,17 @@ public final class StandaloneGate implements AutoCloseable {
   public long forget(String prefix) {
     List<String> batch = new ArrayList<>();
     try (Cursor<ZSetOperations.TypedTuple<String>> pending =
-        redis.opsForZSet().scan(GateKeys.PENDING, matching(GateKeys.intent(prefix)))) {
+        redis.opsForZSet().scan(PARTITION.pending(), matching(PARTITION.intent(prefix)))) {
       while (pending.hasNext()) {
         batch.add(pending.next().getValue());
         if (batch.size() == 1000 || !pending.hasNext()) {
-          redis.opsForZSet().remove(GateKeys.PENDING, batch.toArray());
+          redis.opsForZSet().remove(PARTITION.pending(), batch.toArray());
           batch.clear();
         }
       }
     }
     long unlinked = 0;
-    for (String key : List.of(GateKeys.intent(prefix), GateKeys.counters(prefix))) {
+    for (String key : List.of(PARTITION.intent(prefix), PARTITION.counters(prefix))) {
       try (Cursor<String> keys = redis.scan(matching(key))) {
         while (keys.hasNext()) {
           batch.add(keys.next());
@@ -102,12 +109,9 @@ public final class StandaloneGate implements AutoCloseable {
     factory.destroy();
   }
 
-  /** Keys beginning like {@code key} up to its closing brace: every id that begins with it. */
+  /** Keys beginning like {@code key}: every id that begins with it. */
   private static ScanOptions matching(String key) {
-    return ScanOptions.scanOptions()
-        .match(key.substring(0, key.lastIndexOf('}')) + "*")
-        .count(1000)
-        .build();
+    return ScanOptions.scanOptions().match(key + "*").count(1000).build();
   }
 
   /** Sessions with no event store behind them: they adopt Redis's epoch, setting 1 when none. */
@@ -124,9 +128,9 @@ public final class StandaloneGate implements AutoCloseable {
     public GateSession current() {
       GateSession current = session;
       if (current == null) {
-        redis.opsForHash().putIfAbsent(GateKeys.MARKER, "epoch", "1");
+        redis.opsForHash().putIfAbsent(PARTITION.marker(), "epoch", "1");
         long epoch =
-            Long.parseLong(String.valueOf(redis.opsForHash().get(GateKeys.MARKER, "epoch")));
+            Long.parseLong(String.valueOf(redis.opsForHash().get(PARTITION.marker(), "epoch")));
         current = new GateSession(redis, epoch);
         session = current;
       }
