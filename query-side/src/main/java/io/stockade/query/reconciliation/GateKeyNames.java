@@ -9,8 +9,8 @@ package io.stockade.query.reconciliation;
  * and no braces), so that every key one script touches lies in one Redis Cluster slot:
  *
  * <ul>
- *   <li>{@code stockade:{T}:gate}: hash, the partition's marker ({@code epoch}, {@code runId} and
- *       {@code partitions} while open; {@code building} while rebuilt);
+ *   <li>{@code stockade:{T}:gate}: hash, the partition's marker ({@code epoch}, {@code runId},
+ *       {@code partitions} and {@code placement} while open; {@code building} while rebuilt);
  *   <li>{@code stockade:{T}:gate:pending}: sorted set of intent key names admitted but not yet
  *       known to be recorded, scored by epoch ms;
  *   <li>{@code stockade:{T}:sku:<skuId>}: hash, counters of the SKU in that partition (a SKU may

@@ -106,10 +106,11 @@ class GateReader {
 
   /**
    * OPEN when there is at least one marker, every marker has an {@code epoch}, they all have the
-   * same, and their number is the number of partitions they say the layout has; REBUILDING when any
-   * marker says {@code building}; ABSENT otherwise: no marker at all (Redis lost the gate, or it
-   * was never built), or some partition's marker missing (a node of a cluster that lost its data,
-   * say).
+   * same epoch and the same layout ({@code partitions}, and {@code placement} where the command
+   * side records one), and their number is the number of partitions they say the layout has;
+   * REBUILDING when any marker says {@code building}; ABSENT otherwise: no marker at all (Redis
+   * lost the gate, or it was never built), or some partition's marker missing (a node of a cluster
+   * that lost its data, say).
    */
   static String markerState(List<Map<String, String>> markers) {
     if (markers.stream().anyMatch(marker -> marker.containsKey("building"))) {
@@ -120,6 +121,7 @@ class GateReader {
     }
     Set<Long> epochs = new HashSet<>();
     Set<Long> partitions = new HashSet<>();
+    Set<String> placements = new HashSet<>();
     for (Map<String, String> marker : markers) {
       Long epoch = longOrNull(marker.get("epoch"));
       Long layout = longOrNull(marker.get("partitions"));
@@ -128,10 +130,12 @@ class GateReader {
       }
       epochs.add(epoch);
       partitions.add(layout);
+      placements.add(marker.getOrDefault("placement", ""));
     }
     boolean open =
         epochs.size() == 1
             && partitions.size() == 1
+            && placements.size() == 1
             && partitions.iterator().next() == markers.size();
     return open ? OPEN : ABSENT;
   }
