@@ -2,7 +2,9 @@ package io.stockade.query.reconciliation;
 
 import io.stockade.api.reservation.ReservationLine;
 import io.stockade.api.reservation.StockReserved;
+import io.stockade.localinfra.EmbeddedRedis;
 import io.stockade.query.Events;
+import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -11,6 +13,7 @@ import java.util.Map;
 import java.util.UUID;
 import org.axonframework.eventsourcing.eventstore.EventStore;
 import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
@@ -18,7 +21,12 @@ import org.springframework.transaction.support.TransactionTemplate;
  * appends them) and the gate's keys in Redis, as the command side's scripts leave them: grouped in
  * partitions, {@code stockade:{T}:...} with a hash tag {@code T}. Each fixture writes to partitions
  * of its own ({@link #tag()}, and more from {@link #newTag()}), only keys of its run's SKUs and
- * reservations, and {@link #clean()} deletes them: the suite's Redis is shared.
+ * reservations, and {@link #clean()} deletes them.
+ *
+ * <p>The tests read the gate from a Redis of their own ({@link #ownRedis}): a command side working
+ * on the suite's shared Redis and database keeps a gate there of every SKU of the database, the
+ * tests' included, in partitions of its own, which the reconciliation would add to the tests'
+ * counters; and its rebuilds clear every {@code stockade:*} key. The database is the suite's.
  */
 final class GateFixture {
 
@@ -35,6 +43,25 @@ final class GateFixture {
     this.eventStore = eventStore;
     this.transaction = transaction;
     this.redis = redis;
+  }
+
+  /**
+   * A Redis server of a test class's own (a real redis-server on a free port, its files under the
+   * build's temporary folder), stopped when the test JVM ends, after the application contexts that
+   * use it.
+   */
+  static EmbeddedRedis ownRedis(String name) {
+    EmbeddedRedis redis =
+        EmbeddedRedis.start(
+            Path.of(System.getProperty("java.io.tmpdir"), name + "-" + UUID.randomUUID()));
+    Runtime.getRuntime().addShutdownHook(new Thread(redis::stop));
+    return redis;
+  }
+
+  /** Points the application at that Redis, whatever the environment says. */
+  static void useRedis(DynamicPropertyRegistry properties, EmbeddedRedis redis) {
+    properties.add("spring.data.redis.host", () -> "127.0.0.1");
+    properties.add("spring.data.redis.port", redis::port);
   }
 
   static String unique(String prefix) {
@@ -173,7 +200,9 @@ final class GateFixture {
             "runId",
             "run-" + epoch,
             "partitions",
-            Integer.toString(partitions)));
+            Integer.toString(partitions),
+            "placement",
+            ""));
   }
 
   void clean() {

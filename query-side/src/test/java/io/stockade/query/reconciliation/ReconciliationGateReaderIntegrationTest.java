@@ -99,6 +99,11 @@ class ReconciliationGateReaderIntegrationTest {
 
     open("2.1", 7, 3);
     assertThat(reader.read().marker()).isEqualTo("ABSENT");
+
+    open("2.1", 7, 2);
+    assertThat(reader.read().marker()).isEqualTo("OPEN");
+    redis.opsForHash().put("stockade:{2.1}:gate", "placement", "^([^.]+)\\.");
+    assertThat(reader.read().marker()).isEqualTo("ABSENT");
   }
 
   @Test
@@ -218,7 +223,9 @@ class ReconciliationGateReaderIntegrationTest {
                 "runId",
                 "run-1",
                 "partitions",
-                Integer.toString(partitions)));
+                Integer.toString(partitions),
+                "placement",
+                ""));
   }
 
   private static void counters(String tag, String sku, long available, long reserved, long sold) {
