@@ -1,49 +1,105 @@
 package io.stockade.query.reconciliation;
 
 /**
- * The few names of the admission gate's Redis keys the reconciliation reads. They belong to the
+ * The names of the admission gate's Redis keys that the reconciliation reads. They belong to the
  * command side (see "The gate's Redis keys" in the README); the query side keeps its own copy so
  * that it depends on the command side's data, never on its code.
+ *
+ * <p>The gate's keys are grouped into partitions, each with a hash tag {@code T} (no {@code ':'}
+ * and no braces), so that every key one script touches lies in one Redis Cluster slot:
+ *
+ * <ul>
+ *   <li>{@code stockade:{T}:gate}: hash, the partition's marker ({@code epoch}, {@code runId},
+ *       {@code partitions} and {@code placement} while open; {@code building} while rebuilt);
+ *   <li>{@code stockade:{T}:gate:pending}: sorted set of intent key names admitted but not yet
+ *       known to be recorded, scored by epoch ms;
+ *   <li>{@code stockade:{T}:sku:<skuId>}: hash, counters of the SKU in that partition (a SKU may
+ *       have counters in several partitions: its numbers are their sum);
+ *   <li>{@code stockade:{T}:reservation:<reservationId>}: hash, an intent record, or the part of
+ *       one that holds the reservation's lines of that partition.
+ * </ul>
+ *
+ * Other keys of a partition ({@code :gate:sequence}, a SKU's {@code :holders} and {@code
+ * :replenishments}) are not read. The reconciliation does not know the partitions or their number:
+ * it finds them in the keys.
  */
 final class GateKeyNames {
 
+  /** What a key of a partition is, for the reconciliation. */
+  enum Kind {
+    MARKER,
+    PENDING,
+    COUNTERS,
+    INTENT
+  }
+
   /**
-   * Hash: {@code epoch} and {@code runId} while the gate is open, {@code building} while rebuilt.
+   * A key the reconciliation reads: its kind, its partition's tag and, for counters and intents,
+   * the SKU's or the reservation's id (else null).
    */
-  static final String MARKER = "stockade:gate";
+  record GateKey(String name, Kind kind, String tag, String id) {}
 
-  /** Sorted set of intent keys admitted but not yet known to be recorded, scored by epoch ms. */
-  static final String PENDING = "stockade:gate:pending";
+  private static final String PREFIX = "stockade:{";
 
-  private static final String COUNTERS_PREFIX = "stockade:sku:{";
-  private static final String INTENT_PREFIX = "stockade:reservation:{";
+  /**
+   * SCAN pattern of every key of every partition (and of nothing else of Stockade's: the rate
+   * limits' keys start with {@code stockade:ratelimit:}). Braces are literal in a SCAN pattern.
+   */
+  static final String PARTITION_KEYS_PATTERN = PREFIX + "*}:*";
 
-  /** SCAN pattern of every SKU's counters hash (not its {@code :holders} or others). */
-  static final String COUNTERS_PATTERN = COUNTERS_PREFIX + "*}";
-
-  /** SCAN pattern of every reservation's intent hash. */
-  static final String INTENTS_PATTERN = INTENT_PREFIX + "*}";
+  private static final String MARKER = "gate";
+  private static final String PENDING = "gate:pending";
+  private static final String COUNTERS = "sku:";
+  private static final String INTENT = "reservation:";
 
   private GateKeyNames() {}
 
-  /** Whether a key matched by {@link #COUNTERS_PATTERN} is a counters hash. */
-  static boolean isCounters(String key) {
-    return key.startsWith(COUNTERS_PREFIX)
-        && key.endsWith("}")
-        && key.indexOf('}') == key.length() - 1;
+  /**
+   * What the key is, or null when it is none of the keys the reconciliation reads (another key of a
+   * partition, such as a SKU's {@code :holders}, or no key of the gate at all).
+   */
+  static GateKey parse(String key) {
+    if (!key.startsWith(PREFIX)) {
+      return null;
+    }
+    int close = key.indexOf('}', PREFIX.length());
+    if (close < 0 || close + 1 >= key.length() || key.charAt(close + 1) != ':') {
+      return null;
+    }
+    String tag = key.substring(PREFIX.length(), close);
+    if (!isName(tag)) {
+      return null;
+    }
+    String rest = key.substring(close + 2);
+    if (rest.equals(MARKER)) {
+      return new GateKey(key, Kind.MARKER, tag, null);
+    }
+    if (rest.equals(PENDING)) {
+      return new GateKey(key, Kind.PENDING, tag, null);
+    }
+    if (rest.startsWith(COUNTERS) && isName(rest.substring(COUNTERS.length()))) {
+      return new GateKey(key, Kind.COUNTERS, tag, rest.substring(COUNTERS.length()));
+    }
+    if (rest.startsWith(INTENT) && isName(rest.substring(INTENT.length()))) {
+      return new GateKey(key, Kind.INTENT, tag, rest.substring(INTENT.length()));
+    }
+    return null;
   }
 
-  static String skuId(String countersKey) {
-    return countersKey.substring(COUNTERS_PREFIX.length(), countersKey.length() - 1);
-  }
-
-  static boolean isIntent(String key) {
-    return key.startsWith(INTENT_PREFIX)
-        && key.endsWith("}")
-        && key.indexOf('}') == key.length() - 1;
-  }
-
-  static String reservationId(String intentKey) {
-    return intentKey.substring(INTENT_PREFIX.length(), intentKey.length() - 1);
+  /**
+   * A tag, SKU id or reservation id: not empty, without {@code ':'} (what separates a SKU's
+   * counters from its {@code :holders}) and without braces.
+   */
+  private static boolean isName(String value) {
+    if (value.isEmpty()) {
+      return false;
+    }
+    for (int i = 0; i < value.length(); i++) {
+      char c = value.charAt(i);
+      if (c == ':' || c == '{' || c == '}') {
+        return false;
+      }
+    }
+    return true;
   }
 }

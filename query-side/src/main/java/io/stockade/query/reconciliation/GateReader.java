@@ -1,15 +1,27 @@
 package io.stockade.query.reconciliation;
 
+import io.stockade.query.reconciliation.GateKeyNames.GateKey;
+import io.stockade.query.reconciliation.GateKeyNames.Kind;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.Collections;
+import java.util.EnumMap;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.data.redis.connection.DataType;
+import org.springframework.data.redis.connection.RedisClusterConnection;
+import org.springframework.data.redis.connection.RedisClusterNode;
 import org.springframework.data.redis.connection.RedisPipelineException;
+import org.springframework.data.redis.connection.zset.Tuple;
 import org.springframework.data.redis.core.Cursor;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.ScanOptions;
@@ -18,24 +30,50 @@ import org.springframework.data.redis.core.ZSetOperations.TypedTuple;
 import org.springframework.stereotype.Component;
 
 /**
- * Reads the admission gate's state from Redis, read-only: the marker, the pending admissions, every
- * intent record and every SKU's counters. Not one atomic snapshot (the gate keeps working while it
- * is read): the reconciliation treats what changes between the reads as work in flight.
+ * Reads the admission gate's state from Redis, read-only: every partition's marker, the pending
+ * admissions, every intent record and every SKU's counters (see {@link GateKeyNames}). Not one
+ * atomic snapshot (the gate keeps working while it is read): the reconciliation treats what changes
+ * between the reads as work in flight.
+ *
+ * <p>On one Redis, one SCAN finds the keys. On a Redis Cluster, where a SCAN only walks the keys of
+ * the node it is sent to, every master that serves slots is scanned in turn ({@link
+ * RedisClusterConnection#scan(RedisClusterNode, ScanOptions)}), and the read fails when some slots
+ * have no master (a cluster in that state cannot be read whole). The keys are then read in
+ * pipelined batches: on a cluster, Lettuce sends each single-key command of a pipeline to the
+ * master of its key's slot, so the batches need not be split by node.
  */
 @Component
 class GateReader {
 
-  /** One intent record; {@code pendingSince} is its admission time while it is pending. */
-  record Intent(String reservationId, String state, Map<String, Long> lines, Long pendingSince) {}
+  /**
+   * One intent record of a partition: the reservation's lines in that partition, and its admission
+   * time while it is pending there.
+   */
+  record Part(String tag, String state, Map<String, Long> lines, Long pendingSince) {}
 
   /**
-   * The gate as read. {@code marker} is OPEN (an epoch), REBUILDING or ABSENT (Redis lost the gate,
-   * or it was never built); its counters are compared whatever it says.
+   * A reservation's intent: its parts (one per partition its SKUs lie in), their lines summed, and
+   * their state ({@link #state(List)}).
+   */
+  record Intent(String reservationId, String state, Map<String, Long> lines, List<Part> parts) {}
+
+  /**
+   * The gate as read. {@code marker} is OPEN (every partition open in the same epoch), REBUILDING
+   * (some partition rebuilt) or ABSENT (Redis lost the gate or some partition of it, or it was
+   * never built): see {@link #markerState}; the counters are compared whatever it says. {@code
+   * skus} sums each SKU's counters over the partitions; {@code pendingAdmissions} counts the
+   * pending entries of every partition.
    */
   record Snapshot(
       String marker, Map<String, Numbers> skus, List<Intent> intents, int pendingAdmissions) {}
 
+  static final String OPEN = "OPEN";
+  static final String REBUILDING = "REBUILDING";
+  static final String ABSENT = "ABSENT";
+  static final String RESERVED = "RESERVED";
+
   private static final int BATCH = 500;
+  private static final int CLUSTER_SLOTS = 16384;
   private static final byte[] STATE = bytes("state");
   private static final byte[] LINES = bytes("lines");
 
@@ -47,33 +85,145 @@ class GateReader {
 
   /** Throws Spring's {@code DataAccessException} when Redis cannot be read. */
   Snapshot read() {
-    Map<Object, Object> marker = redis.opsForHash().entries(GateKeyNames.MARKER);
-    String markerState =
-        marker.containsKey("epoch")
-            ? "OPEN"
-            : marker.containsKey("building") ? "REBUILDING" : "ABSENT";
-    Map<String, Long> pending = new HashMap<>();
-    Set<TypedTuple<String>> entries =
-        redis.opsForZSet().rangeWithScores(GateKeyNames.PENDING, 0, -1);
-    if (entries != null) {
-      for (TypedTuple<String> entry : entries) {
-        if (entry.getValue() != null && entry.getScore() != null) {
-          pending.put(entry.getValue(), entry.getScore().longValue());
+    Map<Kind, List<String>> keys = new EnumMap<>(Kind.class);
+    for (Kind kind : Kind.values()) {
+      keys.put(kind, new ArrayList<>());
+    }
+    for (String name : scan(GateKeyNames.PARTITION_KEYS_PATTERN)) {
+      GateKey key = GateKeyNames.parse(name);
+      if (key != null) {
+        keys.get(key.kind()).add(name);
+      }
+    }
+    // In the order the gate's work goes: an admission is listed as pending before its intent and
+    // counters are read, so whatever the counters show of it is explained when it is young.
+    String marker = markerState(markers(ofType(keys.get(Kind.MARKER), DataType.HASH)));
+    Map<String, Long> pending = pending(ofType(keys.get(Kind.PENDING), DataType.ZSET));
+    List<Intent> intents = intents(ofType(keys.get(Kind.INTENT), DataType.HASH), pending);
+    Map<String, Numbers> skus = counters(ofType(keys.get(Kind.COUNTERS), DataType.HASH));
+    return new Snapshot(marker, skus, intents, pending.size());
+  }
+
+  /**
+   * OPEN when there is at least one marker, every marker has an {@code epoch}, they all have the
+   * same epoch and the same layout ({@code partitions}, and {@code placement} where the command
+   * side records one), and their number is the number of partitions they say the layout has;
+   * REBUILDING when any marker says {@code building}; ABSENT otherwise: no marker at all (Redis
+   * lost the gate, or it was never built), or some partition's marker missing (a node of a cluster
+   * that lost its data, say).
+   */
+  static String markerState(List<Map<String, String>> markers) {
+    if (markers.stream().anyMatch(marker -> marker.containsKey("building"))) {
+      return REBUILDING;
+    }
+    if (markers.isEmpty()) {
+      return ABSENT;
+    }
+    Set<Long> epochs = new HashSet<>();
+    Set<Long> partitions = new HashSet<>();
+    Set<String> placements = new HashSet<>();
+    for (Map<String, String> marker : markers) {
+      Long epoch = longOrNull(marker.get("epoch"));
+      Long layout = longOrNull(marker.get("partitions"));
+      if (epoch == null || layout == null) {
+        return ABSENT;
+      }
+      epochs.add(epoch);
+      partitions.add(layout);
+      placements.add(marker.getOrDefault("placement", ""));
+    }
+    boolean open =
+        epochs.size() == 1
+            && partitions.size() == 1
+            && placements.size() == 1
+            && partitions.iterator().next() == markers.size();
+    return open ? OPEN : ABSENT;
+  }
+
+  /**
+   * The state of a reservation from its parts' states. The command side changes a reservation one
+   * partition at a time (each partition is a script call of its own), so parts that differ are a
+   * change under way, or one that stopped half way. RESERVED wins: some of the reservation's units
+   * are still held as reserved, so the reservation is in flight; a read model that already says
+   * CONFIRMED or RELEASED then shows it as a mismatch, IN_FLIGHT while young and DRIFT if the parts
+   * never catch up. Parts that are CONFIRMED and RELEASED at once (which the gate's rules never
+   * make) read as their states joined with {@code +}: that agrees with no read model's status, so
+   * the reservation is listed as a mismatch rather than passing for either.
+   */
+  static String state(List<Part> parts) {
+    Set<String> states = new TreeSet<>();
+    parts.forEach(part -> states.add(part.state()));
+    if (states.size() == 1) {
+      return states.iterator().next();
+    }
+    if (states.contains(RESERVED)) {
+      return RESERVED;
+    }
+    return String.join("+", states);
+  }
+
+  private List<Map<String, String>> markers(List<String> keys) {
+    List<Map<String, String>> markers = new ArrayList<>();
+    for (List<String> batch : batches(keys)) {
+      List<Object> hashes =
+          pipelined(
+              batch,
+              connection -> {
+                for (String key : batch) {
+                  connection.hashCommands().hGetAll(bytes(key));
+                }
+                return null;
+              });
+      for (Object hash : hashes) {
+        Map<String, String> marker = textMap(hash);
+        if (!marker.isEmpty()) {
+          markers.add(marker);
         }
       }
     }
-    List<Intent> intents = intents(pending);
-    Map<String, Numbers> skus = counters();
-    return new Snapshot(markerState, skus, intents, pending.size());
+    return markers;
   }
 
-  private List<Intent> intents(Map<String, Long> pending) {
-    List<String> keys = scan(GateKeyNames.INTENTS_PATTERN);
-    keys.removeIf(key -> !GateKeyNames.isIntent(key));
-    keys = onlyHashes(keys);
-    List<Intent> intents = new ArrayList<>();
-    for (int from = 0; from < keys.size(); from += BATCH) {
-      List<String> batch = keys.subList(from, Math.min(keys.size(), from + BATCH));
+  /** Every partition's pending admissions: intent key name to admission time (epoch ms). */
+  private Map<String, Long> pending(List<String> keys) {
+    Map<String, Long> pending = new HashMap<>();
+    for (List<String> batch : batches(keys)) {
+      List<Object> sets =
+          pipelined(
+              batch,
+              connection -> {
+                for (String key : batch) {
+                  connection.zSetCommands().zRangeWithScores(bytes(key), 0, -1);
+                }
+                return null;
+              });
+      for (Object set : sets) {
+        if (!(set instanceof Set<?> entries)) {
+          continue;
+        }
+        for (Object entry : entries) {
+          String member = null;
+          Double score = null;
+          if (entry instanceof TypedTuple<?> typed) {
+            member = text(typed.getValue());
+            score = typed.getScore();
+          } else if (entry instanceof Tuple raw) {
+            member = text(raw.getValue());
+            score = raw.getScore();
+          }
+          if (member != null && score != null) {
+            pending.put(member, score.longValue());
+          }
+        }
+      }
+    }
+    return pending;
+  }
+
+  /** The intent records, their parts merged per reservation. */
+  private List<Intent> intents(List<String> keys, Map<String, Long> pending) {
+    Map<String, List<Part>> parts = new TreeMap<>();
+    for (List<String> batch : batches(keys)) {
       List<Object> fields =
           pipelined(
               batch,
@@ -92,25 +242,29 @@ class GateReader {
           // Gone between SCAN and HMGET (a withdrawn admission, a retention that ran out).
           continue;
         }
-        String key = batch.get(i);
-        intents.add(
-            new Intent(
-                GateKeyNames.reservationId(key),
-                state,
-                lines(text(values.get(1))),
-                pending.get(key)));
+        String name = batch.get(i);
+        GateKey key = GateKeyNames.parse(name);
+        parts
+            .computeIfAbsent(key.id(), id -> new ArrayList<>())
+            .add(new Part(key.tag(), state, lines(text(values.get(1))), pending.get(name)));
       }
     }
+    List<Intent> intents = new ArrayList<>(parts.size());
+    parts.forEach(
+        (reservationId, ofReservation) -> {
+          Map<String, Long> lines = new LinkedHashMap<>();
+          ofReservation.forEach(
+              part -> part.lines().forEach((sku, n) -> lines.merge(sku, n, Long::sum)));
+          intents.add(
+              new Intent(reservationId, state(ofReservation), lines, List.copyOf(ofReservation)));
+        });
     return intents;
   }
 
-  private Map<String, Numbers> counters() {
-    List<String> keys = scan(GateKeyNames.COUNTERS_PATTERN);
-    keys.removeIf(key -> !GateKeyNames.isCounters(key));
-    keys = onlyHashes(keys);
+  /** Every SKU's counters, summed over the partitions that hold some. */
+  private Map<String, Numbers> counters(List<String> keys) {
     Map<String, Numbers> skus = new HashMap<>();
-    for (int from = 0; from < keys.size(); from += BATCH) {
-      List<String> batch = keys.subList(from, Math.min(keys.size(), from + BATCH));
+    for (List<String> batch : batches(keys)) {
       List<Object> hashes =
           pipelined(
               batch,
@@ -121,11 +275,10 @@ class GateReader {
                 return null;
               });
       for (int i = 0; i < batch.size(); i++) {
-        if (!(hashes.get(i) instanceof Map<?, ?> raw) || raw.isEmpty()) {
+        Map<String, String> hash = textMap(hashes.get(i));
+        if (hash.isEmpty()) {
           continue;
         }
-        Map<String, String> hash = new HashMap<>();
-        raw.forEach((field, value) -> hash.put(text(field), text(value)));
         long available;
         long reserved;
         long sold;
@@ -136,22 +289,22 @@ class GateReader {
         } catch (NumberFormatException notCounters) {
           continue;
         }
-        skus.put(
-            GateKeyNames.skuId(batch.get(i)),
-            new Numbers(available + reserved + sold, available, reserved, sold));
+        skus.merge(
+            GateKeyNames.parse(batch.get(i)).id(),
+            new Numbers(available + reserved + sold, available, reserved, sold),
+            Numbers::plus);
       }
     }
     return skus;
   }
 
   /**
-   * The keys that are hashes. Anything else under the gate's names is not the gate's (or not
-   * readable as such) and is left out, rather than failing the pipeline that reads the hashes.
+   * The keys of that type. Anything else under the gate's names is not the gate's (or not readable
+   * as such) and is left out, rather than failing the pipeline that reads them.
    */
-  private List<String> onlyHashes(List<String> keys) {
-    List<String> hashes = new ArrayList<>();
-    for (int from = 0; from < keys.size(); from += BATCH) {
-      List<String> batch = keys.subList(from, Math.min(keys.size(), from + BATCH));
+  private List<String> ofType(List<String> keys, DataType type) {
+    List<String> matching = new ArrayList<>();
+    for (List<String> batch : batches(keys)) {
       List<Object> types =
           redis.executePipelined(
               (RedisCallback<Object>)
@@ -162,12 +315,12 @@ class GateReader {
                     return null;
                   });
       for (int i = 0; i < batch.size(); i++) {
-        if (types.get(i) == DataType.HASH) {
-          hashes.add(batch.get(i));
+        if (types.get(i) == type) {
+          matching.add(batch.get(i));
         }
       }
     }
-    return hashes;
+    return matching;
   }
 
   /**
@@ -182,13 +335,68 @@ class GateReader {
     }
   }
 
+  /**
+   * The names of the keys that match, each once: on a Redis Cluster from every master that serves
+   * slots, else from the one Redis.
+   */
   private List<String> scan(String pattern) {
-    List<String> keys = new ArrayList<>();
-    try (Cursor<String> cursor =
-        redis.scan(ScanOptions.scanOptions().match(pattern).count(1000).build())) {
-      cursor.forEachRemaining(keys::add);
+    ScanOptions options = ScanOptions.scanOptions().match(pattern).count(1000).build();
+    Set<String> keys = new LinkedHashSet<>();
+    Boolean cluster =
+        redis.execute(
+            (RedisCallback<Boolean>)
+                connection -> {
+                  if (!(connection instanceof RedisClusterConnection nodes)) {
+                    return false;
+                  }
+                  for (RedisClusterNode master : mastersServingEverySlot(nodes)) {
+                    try (Cursor<byte[]> cursor = nodes.scan(master, options)) {
+                      cursor.forEachRemaining(key -> keys.add(text(key)));
+                    }
+                  }
+                  return true;
+                });
+    if (!Boolean.TRUE.equals(cluster)) {
+      try (Cursor<String> cursor = redis.scan(options)) {
+        cursor.forEachRemaining(keys::add);
+      }
     }
-    return keys;
+    return new ArrayList<>(keys);
+  }
+
+  /**
+   * The masters that serve slots, as the cluster's topology says. Fails when some slot has none:
+   * the keys of that slot could not be read, and a report without them would be wrong.
+   */
+  private static List<RedisClusterNode> mastersServingEverySlot(RedisClusterConnection cluster) {
+    List<RedisClusterNode> masters = new ArrayList<>();
+    BitSet served = new BitSet(CLUSTER_SLOTS);
+    for (RedisClusterNode node : cluster.clusterGetNodes()) {
+      int[] slots = node.getSlotRange().getSlotsArray();
+      if (node.isMaster() && slots.length > 0) {
+        masters.add(node);
+        for (int slot : slots) {
+          served.set(slot);
+        }
+      }
+    }
+    if (served.cardinality() < CLUSTER_SLOTS) {
+      throw new DataAccessResourceFailureException(
+          "Redis Cluster: "
+              + (CLUSTER_SLOTS - served.cardinality())
+              + " of "
+              + CLUSTER_SLOTS
+              + " slots have no master; the gate cannot be read whole");
+    }
+    return masters;
+  }
+
+  private static List<List<String>> batches(List<String> keys) {
+    List<List<String>> batches = new ArrayList<>();
+    for (int from = 0; from < keys.size(); from += BATCH) {
+      batches.add(keys.subList(from, Math.min(keys.size(), from + BATCH)));
+    }
+    return batches;
   }
 
   /** An intent's lines, {@code "sku qty sku qty ..."}, as SKU to quantity. */
@@ -206,6 +414,26 @@ class GateReader {
 
   private static long number(String value) {
     return value == null ? 0 : Long.parseLong(value);
+  }
+
+  private static Long longOrNull(String value) {
+    if (value == null) {
+      return null;
+    }
+    try {
+      return Long.parseLong(value.trim());
+    } catch (NumberFormatException notANumber) {
+      return null;
+    }
+  }
+
+  /** A hash reply as text, empty when it is no hash (or was not read). */
+  private static Map<String, String> textMap(Object reply) {
+    Map<String, String> hash = new HashMap<>();
+    if (reply instanceof Map<?, ?> raw) {
+      raw.forEach((field, value) -> hash.put(text(field), text(value)));
+    }
+    return hash;
   }
 
   /** A reply as text: deserialized already, or raw bytes when the pipeline had a failure. */

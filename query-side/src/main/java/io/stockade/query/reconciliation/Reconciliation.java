@@ -257,8 +257,16 @@ class Reconciliation {
       Instant now,
       Map<String, Numbers> explained,
       Map<String, int[]> work) {
+    // Per part: a reservation whose SKUs lie in several partitions has an intent record in each,
+    // and each part's lines are the units that partition's counters hold (a part still RESERVED
+    // while another is already CONFIRMED, say, in the middle of a confirmation).
     List<GateReader.Intent> reserved =
-        gate.intents().stream().filter(intent -> "RESERVED".equals(intent.state())).toList();
+        gate.intents().stream()
+            .filter(
+                intent ->
+                    intent.parts().stream()
+                        .anyMatch(part -> GateReader.RESERVED.equals(part.state())))
+            .toList();
     Map<String, Recorded> recorded =
         recorded(reserved.stream().map(GateReader.Intent::reservationId).toList());
     Instant youngest = now.minus(bound);
@@ -266,41 +274,60 @@ class Reconciliation {
       Recorded record =
           recorded.getOrDefault(intent.reservationId(), new Recorded(null, null, null, null, null));
       boolean reservedFolded = record.reserved() != null && events.covers(record.reserved());
-      if (intent.pendingSince() != null
-          && !reservedFolded
-          && Instant.ofEpochMilli(intent.pendingSince()).isAfter(youngest)) {
-        // Admitted: the gate took the units; the record has not (yet).
-        intent
-            .lines()
-            .forEach(
-                (sku, quantity) -> {
-                  explained.merge(sku, new Numbers(0, -quantity, quantity, 0), Numbers::plus);
-                  work.computeIfAbsent(sku, s -> new int[2])[0]++;
-                });
+      // Counted once per reservation and SKU, however many parts name the SKU.
+      Set<String> admitted = new HashSet<>();
+      Set<String> toApply = new HashSet<>();
+      for (GateReader.Part part : intent.parts()) {
+        if (GateReader.RESERVED.equals(part.state())) {
+          explain(part, record, reservedFolded, events, youngest, explained, admitted, toApply);
+        }
       }
-      if (record.confirmed() != null
-          && events.covers(record.confirmed())
-          && record.confirmedAt().isAfter(youngest)) {
-        // Confirmed in the record; the gate still holds the units as reserved.
-        intent
-            .lines()
-            .forEach(
-                (sku, quantity) -> {
-                  explained.merge(sku, new Numbers(0, 0, quantity, -quantity), Numbers::plus);
-                  work.computeIfAbsent(sku, s -> new int[2])[1]++;
-                });
-      } else if (record.released() != null
-          && events.covers(record.released())
-          && record.releasedAt().isAfter(youngest)) {
-        // Released in the record; the gate still holds the units as reserved.
-        intent
-            .lines()
-            .forEach(
-                (sku, quantity) -> {
-                  explained.merge(sku, new Numbers(0, -quantity, quantity, 0), Numbers::plus);
-                  work.computeIfAbsent(sku, s -> new int[2])[1]++;
-                });
-      }
+      admitted.forEach(sku -> work.computeIfAbsent(sku, s -> new int[2])[0]++);
+      toApply.forEach(sku -> work.computeIfAbsent(sku, s -> new int[2])[1]++);
+    }
+  }
+
+  /** What one RESERVED part of an intent explains of its partition's counters. */
+  private static void explain(
+      GateReader.Part part,
+      Recorded record,
+      boolean reservedFolded,
+      EventStoreFold.Snapshot events,
+      Instant youngest,
+      Map<String, Numbers> explained,
+      Set<String> admitted,
+      Set<String> toApply) {
+    if (part.pendingSince() != null
+        && !reservedFolded
+        && Instant.ofEpochMilli(part.pendingSince()).isAfter(youngest)) {
+      // Admitted: the gate took the units; the record has not (yet).
+      part.lines()
+          .forEach(
+              (sku, quantity) -> {
+                explained.merge(sku, new Numbers(0, -quantity, quantity, 0), Numbers::plus);
+                admitted.add(sku);
+              });
+    }
+    if (record.confirmed() != null
+        && events.covers(record.confirmed())
+        && record.confirmedAt().isAfter(youngest)) {
+      // Confirmed in the record; the gate still holds the units as reserved.
+      part.lines()
+          .forEach(
+              (sku, quantity) -> {
+                explained.merge(sku, new Numbers(0, 0, quantity, -quantity), Numbers::plus);
+                toApply.add(sku);
+              });
+    } else if (record.released() != null
+        && events.covers(record.released())
+        && record.releasedAt().isAfter(youngest)) {
+      // Released in the record; the gate still holds the units as reserved.
+      part.lines()
+          .forEach(
+              (sku, quantity) -> {
+                explained.merge(sku, new Numbers(0, -quantity, quantity, 0), Numbers::plus);
+                toApply.add(sku);
+              });
     }
   }
 

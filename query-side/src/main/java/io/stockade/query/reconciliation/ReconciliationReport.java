@@ -23,7 +23,9 @@ record ReconciliationReport(
   /**
    * The gate as read: {@code status} AVAILABLE or UNAVAILABLE (Redis could not be read: every SKU's
    * {@code gate} is then null and only the read model is compared with the events); {@code marker}
-   * OPEN, REBUILDING or ABSENT.
+   * OPEN, REBUILDING or ABSENT over every partition's marker; {@code pendingAdmissions} over every
+   * partition; {@code intents} the reservations with an intent, parts in several partitions counted
+   * once.
    */
   record Gate(
       String status, String marker, Integer pendingAdmissions, Integer intents, String error) {}

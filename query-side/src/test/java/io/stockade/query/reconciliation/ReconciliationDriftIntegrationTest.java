@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.stockade.api.sku.SkuRegistered;
+import io.stockade.localinfra.EmbeddedRedis;
 import io.stockade.platform.testing.ApiClient;
 import java.time.Duration;
 import org.axonframework.eventsourcing.eventstore.EventStore;
@@ -20,6 +21,9 @@ import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.test.annotation.DirtiesContext;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.transaction.support.TransactionTemplate;
 import tools.jackson.databind.JsonNode;
 
@@ -35,7 +39,15 @@ import tools.jackson.databind.JsonNode;
       "stockade.reconciliation.interval=0s"
     })
 @ExtendWith(OutputCaptureExtension.class)
+@DirtiesContext
 class ReconciliationDriftIntegrationTest {
+
+  private static final EmbeddedRedis REDIS = GateFixture.ownRedis("reconciliation-drift-redis");
+
+  @DynamicPropertySource
+  static void ownRedis(DynamicPropertyRegistry properties) {
+    GateFixture.useRedis(properties, REDIS);
+  }
 
   @LocalServerPort private int port;
   @Autowired private EventStore eventStore;

@@ -4,10 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.stockade.api.reservation.ReservationLine;
+import io.stockade.api.reservation.StockConfirmed;
 import io.stockade.api.reservation.StockReserved;
 import io.stockade.api.sku.SkuRegistered;
+import io.stockade.localinfra.EmbeddedRedis;
 import io.stockade.platform.testing.ApiClient;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import org.axonframework.eventsourcing.eventstore.EventStore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -21,13 +27,17 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.http.ResponseEntity;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.test.annotation.DirtiesContext;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.transaction.support.TransactionTemplate;
 import tools.jackson.databind.JsonNode;
 
 /**
- * The reconciliation against the real event store, read model and Redis, with a long in-flight
- * bound: what work in flight explains is IN_FLIGHT, and nothing here turns into DRIFT by waiting.
- * (The schedule is off: every check is one this test asks for.)
+ * The reconciliation against the real event store, read model and a Redis of its own (see {@link
+ * GateFixture}), with a long in-flight bound: what work in flight explains is IN_FLIGHT, and
+ * nothing here turns into DRIFT by waiting. (The schedule is off: every check is one this test asks
+ * for.)
  */
 @SpringBootTest(
     webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
@@ -35,7 +45,15 @@ import tools.jackson.databind.JsonNode;
       "stockade.reconciliation.in-flight-bound=10m",
       "stockade.reconciliation.interval=0s"
     })
+@DirtiesContext
 class ReconciliationIntegrationTest {
+
+  private static final EmbeddedRedis REDIS = GateFixture.ownRedis("reconciliation-redis");
+
+  @DynamicPropertySource
+  static void ownRedis(DynamicPropertyRegistry properties) {
+    GateFixture.useRedis(properties, REDIS);
+  }
 
   @LocalServerPort private int port;
   @Autowired private EventStore eventStore;
@@ -170,7 +188,7 @@ class ReconciliationIntegrationTest {
     assertThat(mismatch.get("status").asString()).isEqualTo("IN_FLIGHT");
     assertThat(report.get("skus").get(0).get("status").asString()).isNotEqualTo("CONSISTENT");
     // The whole report counts it, and lists it unless more mismatches than it lists are known
-    // (the suite's Redis keeps other tests' intents, whose reservations this database never saw).
+    // (the suite's database keeps other tests' RESERVED reservations, without an intent here).
     JsonNode whole = http.get("/api/reconciliation").getBody();
     JsonNode summary = whole.get("summary");
     assertThat(summary.get("reservationMismatches").asInt()).isPositive();
@@ -178,6 +196,110 @@ class ReconciliationIntegrationTest {
         == summary.get("reservationMismatches").asInt()) {
       assertThat(mismatch(whole, reservation)).isNotNull();
     }
+  }
+
+  @Test
+  void aSkuWithCountersInTwoPartitionsIsTheirSum() {
+    String sku = GateFixture.unique("rc-sum");
+    String reservation = GateFixture.unique("rc-S");
+    String other = GateFixture.newTag();
+    gate.append(sku, 0, new SkuRegistered(sku, 10, null));
+    gate.append(reservation, 0, gate.reserved(reservation, sku, 3));
+    // The SKU's units spread over two partitions (hot-SKU buckets), the reservation in one.
+    gate.counters(sku, 2, 3, 0);
+    gate.counters(other, sku, 5, 0, 0);
+    gate.intent(reservation, "RESERVED", sku, 3);
+
+    JsonNode line = awaitStatus(sku, "CONSISTENT").get("skus").get(0);
+    assertThat(numbers(line.get("gate"))).containsExactly(10L, 7L, 3L, 0L);
+    assertThat(numbers(line.get("events"))).containsExactly(10L, 7L, 3L, 0L);
+
+    // A change in either partition changes the sum.
+    gate.increment(other, sku, "available", 1);
+    line = sku(sku).getBody().get("skus").get(0);
+    assertThat(numbers(line.get("gate"))).containsExactly(11L, 8L, 3L, 0L);
+    assertThat(numbers(line.get("difference").get("unexplained"))).containsExactly(1L, 1L, 0L, 0L);
+  }
+
+  @Test
+  void aReservationWithPartsInTwoPartitionsIsOneReservation() {
+    String first = GateFixture.unique("rc-pa");
+    String second = GateFixture.unique("rc-pb");
+    String reservation = GateFixture.unique("rc-T");
+    String other = GateFixture.newTag();
+    gate.append(first, 0, new SkuRegistered(first, 10, null));
+    gate.append(second, 0, new SkuRegistered(second, 10, null));
+    gate.counters(first, 10, 0, 0);
+    gate.counters(other, second, 10, 0, 0);
+    awaitStatus(first, "CONSISTENT");
+    awaitStatus(second, "CONSISTENT");
+
+    // Admitted in both partitions, one part each; its StockReserved is not stored yet.
+    gate.admit(reservation, first, 2);
+    gate.admit(other, reservation, second, 3);
+    for (String sku : List.of(first, second)) {
+      JsonNode report = sku(sku).getBody();
+      JsonNode line = report.get("skus").get(0);
+      assertThat(line.get("status").asString()).isEqualTo("IN_FLIGHT");
+      assertThat(line.get("difference").get("inFlight").get("pendingAdmissions").asInt())
+          .isEqualTo(1);
+      assertThat(numbers(line.get("difference").get("unexplained")))
+          .containsExactly(0L, 0L, 0L, 0L);
+      assertThat(report.get("gate").get("pendingAdmissions").asInt()).isEqualTo(2);
+    }
+
+    // Recorded: one reservation of both SKUs, as the read model has it.
+    List<ReservationLine> lines =
+        List.of(new ReservationLine(first, 2), new ReservationLine(second, 3));
+    gate.append(reservation, 0, gate.reserved(reservation, lines));
+    gate.recorded(reservation);
+    awaitStatus(first, "CONSISTENT");
+    JsonNode recorded =
+        await()
+            .atMost(Duration.ofSeconds(60))
+            .until(
+                () -> sku(second).getBody(),
+                answer ->
+                    answer.has("skus")
+                        && answer.get("skus").get(0).get("status").asString().equals("CONSISTENT")
+                        && "RESERVED".equals(readModelStatus(reservation))
+                        && mismatch(answer, reservation) == null);
+    assertThat(numbers(recorded.get("skus").get(0).get("gate"))).containsExactly(10L, 7L, 3L, 0L);
+
+    // Confirmed and stored; the gate has applied it in the first partition only so far.
+    gate.append(reservation, 1, new StockConfirmed(reservation, "u-1", lines, Instant.now()));
+    gate.increment(first, "reserved", -2);
+    gate.increment(first, "sold", 2);
+    gate.state(gate.tag(), reservation, "CONFIRMED");
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(() -> "CONFIRMED".equals(readModelStatus(reservation)));
+
+    // The confirmed part's SKU agrees; the other's units are still reserved, which the part
+    // still RESERVED explains; the reservation reads as RESERVED, in flight, against CONFIRMED.
+    JsonNode done = awaitStatus(first, "CONSISTENT").get("skus").get(0);
+    assertThat(numbers(done.get("gate"))).containsExactly(10L, 8L, 0L, 2L);
+    JsonNode halfway = sku(second).getBody();
+    JsonNode line = halfway.get("skus").get(0);
+    assertThat(line.get("status").asString()).isEqualTo("IN_FLIGHT");
+    assertThat(line.get("difference").get("inFlight").get("gateUpdatesToApply").asInt())
+        .isEqualTo(1);
+    assertThat(numbers(line.get("difference").get("unexplained"))).containsExactly(0L, 0L, 0L, 0L);
+    JsonNode mismatch = mismatch(halfway, reservation);
+    assertThat(mismatch).isNotNull();
+    assertThat(mismatch.get("intent").asString()).isEqualTo("RESERVED");
+    assertThat(mismatch.get("readModel").asString()).isEqualTo("CONFIRMED");
+    List<String> skuIds = new ArrayList<>();
+    mismatch.get("skuIds").forEach(id -> skuIds.add(id.asString()));
+    assertThat(skuIds).containsExactlyInAnyOrder(first, second);
+
+    // The second partition applies it too: all agree.
+    gate.increment(other, second, "reserved", -3);
+    gate.increment(other, second, "sold", 3);
+    gate.state(other, reservation, "CONFIRMED");
+    JsonNode after = awaitStatus(second, "CONSISTENT");
+    assertThat(numbers(after.get("skus").get(0).get("gate"))).containsExactly(10L, 7L, 0L, 3L);
+    assertThat(mismatch(after, reservation)).isNull();
   }
 
   @Test
@@ -240,6 +362,17 @@ class ReconciliationIntegrationTest {
             report ->
                 report.has("skus")
                     && report.get("skus").get(0).get("status").asString().equals(status));
+  }
+
+  private String readModelStatus(String reservation) {
+    return jdbc
+        .queryForList(
+            "select status from reservation_view where reservation_id = ?",
+            String.class,
+            reservation)
+        .stream()
+        .findFirst()
+        .orElse(null);
   }
 
   private ResponseEntity<JsonNode> sku(String sku) {
