@@ -74,6 +74,7 @@ class RedisAdmissionGate implements AdmissionGate {
   private final GateLayout layout;
   private final String retentionMillis;
   private final Map<String, List<Partition>> placements = new ConcurrentHashMap<>();
+  private volatile long placementsEpoch;
 
   RedisAdmissionGate(GateSessions sessions, GateLayout layout, GateProperties properties) {
     this.sessions = sessions;
@@ -106,10 +107,15 @@ class RedisAdmissionGate implements AdmissionGate {
     List<Partition> placement;
     try {
       GateSession session = session();
+      Partition home = layout.of(skuId);
+      Object recorded = read(redis -> redis.opsForHash().get(home.counters(skuId), "buckets"));
+      // A registration seen before keeps the placement it got, wherever the masters are now.
       placement =
-          buckets == 1
-              ? List.of(layout.of(skuId))
-              : layout.buckets(skuId, buckets, GateRebuild.servers(session.redis()));
+          recorded != null
+              ? layout.buckets(recorded.toString())
+              : buckets == 1
+                  ? List.of(home)
+                  : layout.buckets(skuId, buckets, GateRebuild.servers(session.redis()));
       // The home bucket last: its counters say where the others are, so it says so once they are.
       for (int bucket = placement.size() - 1; bucket >= 0; bucket--) {
         Partition partition = placement.get(bucket);
@@ -135,10 +141,15 @@ class RedisAdmissionGate implements AdmissionGate {
 
   /**
    * The partitions of a SKU's buckets: read once from its home counters (which record where they
-   * lie; that never changes until the gate is rebuilt), then remembered. An unknown SKU is not
-   * remembered: it may be registered later.
+   * lie; that never changes until the gate is rebuilt, which opens a new epoch), then remembered
+   * for the epoch. An unknown SKU is not remembered: it may be registered later.
    */
   private List<Partition> placement(String skuId) {
+    long epoch = session().epoch();
+    if (placementsEpoch != epoch) {
+      placements.clear();
+      placementsEpoch = epoch;
+    }
     List<Partition> placement = placements.get(skuId);
     if (placement != null) {
       return placement;
@@ -172,10 +183,13 @@ class RedisAdmissionGate implements AdmissionGate {
   }
 
   /**
-   * Admits a reservation whose SKUs lie in one partition with one script call. Otherwise each
-   * partition's part is admitted in turn (in partition order, the first part taking the sequence
-   * number the others are given), and a part that is refused makes this call withdraw the parts it
-   * took before it answers: once it returns, no part of a refused reservation is held by it.
+   * Admits a reservation whose lines lie in one partition with one script call (a line of a SKU in
+   * buckets lies in its user's bucket). Otherwise each partition's part is admitted in turn (in
+   * partition order, the first part taking the sequence number the others are given), and a part
+   * that is refused makes this call withdraw the parts it took before it answers: once it returns,
+   * no part of a refused reservation is held by it. A line refused for want of stock in its user's
+   * bucket gathers units from the SKU's other buckets, and the admission is tried again; it is
+   * refused as short only when all the buckets together are.
    */
   @Override
   public AdmissionDecision reserve(Admission admission) {
@@ -460,7 +474,13 @@ class RedisAdmissionGate implements AdmissionGate {
   private Transition transition(
       String reservationId, List<ReservationLine> lines, String target, String reason) {
     List<Transition> outcomes = new ArrayList<>();
-    for (Partition partition : locations(lines)) {
+    Set<Partition> locations;
+    try {
+      locations = locations(lines);
+    } catch (DataAccessException | GateClosedException e) {
+      return Transition.UNAVAILABLE;
+    }
+    for (Partition partition : locations) {
       outcomes.add(transitionPart(partition, reservationId, target, reason));
     }
     for (Transition worst :
@@ -507,7 +527,13 @@ class RedisAdmissionGate implements AdmissionGate {
   @Override
   public Withdrawal withdraw(String reservationId, long sequence, List<ReservationLine> lines) {
     List<Withdrawal> outcomes = new ArrayList<>();
-    for (Partition partition : locations(lines)) {
+    Set<Partition> locations;
+    try {
+      locations = locations(lines);
+    } catch (DataAccessException | GateClosedException e) {
+      return Withdrawal.UNAVAILABLE;
+    }
+    for (Partition partition : locations) {
       try {
         outcomes.add(withdrawPart(partition, reservationId, sequence));
       } catch (DataAccessException | GateClosedException e) {
@@ -596,7 +622,15 @@ class RedisAdmissionGate implements AdmissionGate {
 
   @Override
   public void recorded(String reservationId, List<ReservationLine> lines) {
-    for (Partition partition : locations(lines)) {
+    Set<Partition> locations;
+    try {
+      locations = locations(lines);
+    } catch (DataAccessException | GateClosedException e) {
+      // The sweeper finds it recorded later and clears it then.
+      log.debug("Could not clear pending reservation {}", reservationId, e);
+      return;
+    }
+    for (Partition partition : locations) {
       recorded(new Pending(reservationId, partition.index()));
     }
   }

@@ -199,9 +199,24 @@ class GateOnClusterIntegrationTest {
     for (String sku : skus) {
       register(sku, 10);
     }
+    String hot = "lost-hot-" + run;
+    assertThat(
+            http(0)
+                .send(
+                    HttpMethod.PUT,
+                    "/api/skus/" + hot,
+                    "{\"initialStock\": 30, \"perUserLimit\": 5, \"buckets\": 3}")
+                .getBody()
+                .get("buckets")
+                .asInt())
+        .isEqualTo(3);
     for (int i = 0; i < 3; i++) {
       assertThat(
-              reserve(i % 2, "L-" + run + "-" + i, "u-" + i, Map.of(skus.get(1), 1, skus.get(2), 1))
+              reserve(
+                      i % 2,
+                      "L-" + run + "-" + i,
+                      "u-" + i,
+                      Map.of(skus.get(1), 1, skus.get(2), 1, hot, 2))
                   .getStatusCode()
                   .value())
           .isEqualTo(201);
@@ -227,6 +242,32 @@ class GateOnClusterIntegrationTest {
         .containsEntry("reserved", "4");
     assertThat(counters(skus.get(2))).containsEntry("available", "7");
     assertThat(epoch()).as("rebuilt once, by one of the two instances").isEqualTo(epochBefore + 1);
+    assertThat(bucketTotal(hot, "available")).as("the hot SKU over its buckets").isEqualTo(24);
+    assertThat(bucketTotal(hot, "reserved")).isEqualTo(6);
+    // A reservation of before the loss is found where the rebuild put it, and ends there.
+    assertThat(
+            http(1)
+                .send(HttpMethod.POST, "/api/reservations/L-" + run + "-1/release", "")
+                .getStatusCode()
+                .value())
+        .isEqualTo(200);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(() -> assertThat(bucketTotal(hot, "available")).isEqualTo(26));
+    assertThat(reserve(0, "L-" + run + "-limit", "u-2", Map.of(hot, 4)).getStatusCode().value())
+        .as("u-2's two units held still count towards the limit of 5 after the rebuild")
+        .isEqualTo(409);
+  }
+
+  /** A field of a SKU's counters summed over its buckets, as the home counters place them. */
+  private static long bucketTotal(String sku, String field) {
+    Object placement = gateRedis.opsForHash().get(layout.counters(sku), "buckets");
+    long total = 0;
+    for (GateLayout.Partition bucket : layout.buckets(String.valueOf(placement))) {
+      Object value = gateRedis.opsForHash().get(bucket.counters(sku), field);
+      total += value == null ? 0 : Long.parseLong(value.toString());
+    }
+    return total;
   }
 
   /** One SKU id per master, in the order of {@link EmbeddedRedisCluster#ports()}. */

@@ -228,6 +228,33 @@ class GateScriptArgumentsTest {
                         List.of(sequence(f), lines(f)),
                         fx -> replaceWithString(fx, fx.counters()))),
         Arguments.of(
+            "transfer: no mode", (Fn) f -> new Call("transfer", transferKeys(f), List.of())),
+        Arguments.of(
+            "transfer: unknown mode",
+            (Fn) f -> new Call("transfer", transferKeys(f), List.of("SIDEWAYS", "T-1", "1", "1"))),
+        Arguments.of(
+            "transfer: OUT of zero units",
+            (Fn)
+                f ->
+                    new Call(
+                        "transfer",
+                        transferKeys(f),
+                        List.of("OUT", "T-1", f.sku(), "1", "0", "1"))),
+        Arguments.of(
+            "transfer: OUT with a transfer id with a space",
+            (Fn)
+                f ->
+                    new Call(
+                        "transfer",
+                        transferKeys(f),
+                        List.of("OUT", "T 1", f.sku(), "1", "2", "1"))),
+        Arguments.of(
+            "transfer: IN of non-numeric units",
+            (Fn) f -> new Call("transfer", transferKeys(f), List.of("IN", "T-1", "two", "1"))),
+        Arguments.of(
+            "transfer: DONE of a member without units",
+            (Fn) f -> new Call("transfer", transferKeys(f), List.of("DONE", "T-1 sku"))),
+        Arguments.of(
             "replenish: zero quantity",
             (Fn) f -> new Call("replenish", replenishKeys(f), List.of("R-1", "0"))),
         Arguments.of(
@@ -274,7 +301,8 @@ class GateScriptArgumentsTest {
             fixture.holders(),
             fixture.replenishments(),
             fixture.intent(),
-            fixture.fresh());
+            fixture.fresh(),
+            TestRedis.PARTITION.transfers());
     Map<String, String> before = GateKeyDump.of(redis, keys);
     // The gate's marker and epoch come first in every call.
     List<String> gateKeys = new ArrayList<>(List.of(TestRedis.PARTITION.marker()));
@@ -339,6 +367,10 @@ class GateScriptArgumentsTest {
   /** The admission sequence of the fixture's reservation. */
   private static String sequence(Fixture f) {
     return String.valueOf(f.redis().opsForHash().get(f.intent(), "sequence"));
+  }
+
+  private static List<String> transferKeys(Fixture f) {
+    return List.of(f.counters(), TestRedis.PARTITION.transfers());
   }
 
   private static List<String> replenishKeys(Fixture f) {
