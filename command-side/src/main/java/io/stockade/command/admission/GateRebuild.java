@@ -79,22 +79,19 @@ class GateRebuild {
     // over cannot clear what the later one wrote. Keys in no partition's slot (an earlier layout's)
     // are no later rebuild's to write.
     int stale = 0;
-    List<String> elsewhere = new ArrayList<>();
     for (String key : keys(redis, GateLayout.PATTERN)) {
-      if (key.startsWith(GateLayout.NOT_GATE_PREFIX)) {
+      Partition partition = layout.partitionOfSlot(SlotHash.getSlot(key));
+      if (key.startsWith(GateLayout.NOT_GATE_PREFIX)
+          || (partition != null && partition.marker().equals(key))) {
         continue;
       }
-      Partition partition = layout.partitionOfSlot(SlotHash.getSlot(key));
       if (partition == null) {
-        elsewhere.add(key);
-      } else if (!partition.marker().equals(key)) {
-        writers.get(partition.index()).add("UNLINK", key);
+        redis.unlink(key);
       } else {
-        continue;
+        writers.get(partition.index()).add("UNLINK", key);
       }
       stale++;
     }
-    elsewhere.forEach(redis::unlink);
     writers.forEach(Writer::flush);
 
     GateImage image = new GateImage();

@@ -119,7 +119,7 @@ class GateOnClusterIntegrationTest {
 
   @Test
   void aReservationAcrossMastersIsAllOrNothing() {
-    List<String> skus = onEveryMaster("across");
+    List<String> skus = TestRedis.skusOnEveryMaster(cluster, layout, run + "-across");
     register(skus.get(0), 5);
     register(skus.get(1), 5);
     register(skus.get(2), 1);
@@ -156,7 +156,7 @@ class GateOnClusterIntegrationTest {
    */
   @Test
   void anAdmissionNeverRecordedIsGivenBackInEveryPartition() {
-    List<String> skus = onEveryMaster("unrecorded");
+    List<String> skus = TestRedis.skusOnEveryMaster(cluster, layout, run + "-unrecorded");
     register(skus.get(0), 5);
     register(skus.get(2), 5);
     String id = "U-" + run;
@@ -195,7 +195,7 @@ class GateOnClusterIntegrationTest {
    */
   @Test
   void aMasterThatLostItsDataClosesTheGateUntilItIsRebuilt() {
-    List<String> skus = onEveryMaster("lost");
+    List<String> skus = TestRedis.skusOnEveryMaster(cluster, layout, run + "-lost");
     for (String sku : skus) {
       register(sku, 10);
     }
@@ -268,21 +268,6 @@ class GateOnClusterIntegrationTest {
       total += value == null ? 0 : Long.parseLong(value.toString());
     }
     return total;
-  }
-
-  /** One SKU id per master, in the order of {@link EmbeddedRedisCluster#ports()}. */
-  private List<String> onEveryMaster(String name) {
-    List<String> skus = new ArrayList<>();
-    for (int port : cluster.ports()) {
-      for (int n = 0; ; n++) {
-        String sku = name + "-" + run + "-" + n;
-        if (cluster.portOfSlot(layout.of(sku).slot()) == port) {
-          skus.add(sku);
-          break;
-        }
-      }
-    }
-    return skus;
   }
 
   /** Registers a SKU; 503 (a gate still opening, or being rebuilt) is retried. */

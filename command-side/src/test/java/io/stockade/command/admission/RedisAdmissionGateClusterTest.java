@@ -94,7 +94,7 @@ class RedisAdmissionGateClusterTest {
 
   @Test
   void aReservationAcrossMastersIsRefusedWholeWhenItsLastPartIsShort() {
-    List<String> skus = skusOnEveryMaster("refused");
+    List<String> skus = TestRedis.skusOnEveryMaster(cluster, LAYOUT, run + "-refused");
     gate.register(skus.get(0), 5, 3, 1);
     gate.register(skus.get(1), 5, null, 1);
     gate.register(skus.get(2), 1, null, 1);
@@ -118,7 +118,7 @@ class RedisAdmissionGateClusterTest {
 
   @Test
   void aReservationAcrossMastersTakesEveryPartOnceAndEndsInEveryPart() {
-    List<String> skus = skusOnEveryMaster("taken");
+    List<String> skus = TestRedis.skusOnEveryMaster(cluster, LAYOUT, run + "-taken");
     for (String sku : skus) {
       gate.register(sku, 5, null, 1);
     }
@@ -150,7 +150,7 @@ class RedisAdmissionGateClusterTest {
 
   @Test
   void aReleaseAcrossMastersGivesEveryPartBack() {
-    List<String> skus = skusOnEveryMaster("released");
+    List<String> skus = TestRedis.skusOnEveryMaster(cluster, LAYOUT, run + "-released");
     for (String sku : skus) {
       gate.register(sku, 5, 2, 1);
     }
@@ -171,7 +171,7 @@ class RedisAdmissionGateClusterTest {
 
   @Test
   void aWithdrawalAcrossMastersLeavesNothingHeld() {
-    List<String> skus = skusOnEveryMaster("withdrawn");
+    List<String> skus = TestRedis.skusOnEveryMaster(cluster, LAYOUT, run + "-withdrawn");
     for (String sku : skus) {
       gate.register(sku, 5, null, 1);
     }
@@ -195,7 +195,7 @@ class RedisAdmissionGateClusterTest {
    */
   @Test
   void underConcurrencyEveryReservationIsWholeOrAbsent() throws Exception {
-    List<String> skus = skusOnEveryMaster("contended");
+    List<String> skus = TestRedis.skusOnEveryMaster(cluster, LAYOUT, run + "-contended");
     long stock = 40;
     for (String sku : skus) {
       gate.register(sku, stock, null, 1);
@@ -436,21 +436,6 @@ class RedisAdmissionGateClusterTest {
     }
     totals.putIfAbsent("outgoing", 0L);
     return totals;
-  }
-
-  /** One SKU id on each master, in master order, each in a partition of its own. */
-  private List<String> skusOnEveryMaster(String name) {
-    List<String> skus = new ArrayList<>();
-    for (int port : cluster.ports()) {
-      for (int n = 0; ; n++) {
-        String sku = name + "-" + run + "-" + n;
-        if (cluster.portOfSlot(LAYOUT.of(sku).slot()) == port) {
-          skus.add(sku);
-          break;
-        }
-      }
-    }
-    return skus;
   }
 
   private static int partitionsOf(List<ReservationLine> lines) {

@@ -3,9 +3,11 @@ package io.stockade.command.admission;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.stockade.localinfra.EmbeddedRedis;
+import io.stockade.localinfra.EmbeddedRedisCluster;
 import io.stockade.localinfra.LocalInfrastructure;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
@@ -84,6 +86,25 @@ public final class TestRedis {
     factory.afterPropertiesSet();
     factory.start();
     return new StringRedisTemplate(factory);
+  }
+
+  /**
+   * One SKU id per master of the cluster, in the order of its ports, each {@code prefix-<n>}: on
+   * different masters, so in partitions of their own.
+   */
+  static List<String> skusOnEveryMaster(
+      EmbeddedRedisCluster cluster, GateLayout layout, String prefix) {
+    List<String> skus = new ArrayList<>();
+    for (int port : cluster.ports()) {
+      for (int n = 0; ; n++) {
+        String sku = prefix + "-" + n;
+        if (cluster.portOfSlot(layout.of(sku).slot()) == port) {
+          skus.add(sku);
+          break;
+        }
+      }
+    }
+    return skus;
   }
 
   /** The real gate over a template, keeping finished intents for {@code retention}. */
