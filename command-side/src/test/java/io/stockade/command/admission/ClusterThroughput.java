@@ -58,21 +58,23 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * buckets). After a warm-up of {@code warmup} s, {@code rounds} rounds of {@code seconds} s are
  * measured; each prints its decisions/s, this JVM's CPU time per decision, each redis-server's CPU
  * time per decision ({@code INFO cpu}) and the script calls each served. Before the first row on
- * each topology the same calls run for {@code warmup} s more on a SKU of their own, not measured,
- * so that the JIT has compiled that topology's client code before any of its rows is measured.
- * Every call must be admitted and the buckets' reserved units must equal the admissions, else the
- * driver exits with status 1 (the figures would not be what they claim). After each row (and
- * warm-up) its keys are deleted ({@code FLUSHALL} of its servers, which nothing else uses); the
- * servers are stopped once their rows are done.
+ * each topology the same calls run on a SKU of their own, not measured, for {@code warmup} s and at
+ * least {@code warmcalls} calls (at most 120 s), so that the JIT has compiled the gate's and that
+ * topology's client code before any of its rows is measured. Every call must be admitted and the
+ * buckets' reserved units must equal the admissions, else the driver exits with status 1 (the
+ * figures would not be what they claim). After each row (and warm-up) its keys are deleted ({@code
+ * FLUSHALL} of its servers, which nothing else uses); the servers are stopped once their rows are
+ * done.
  *
  * <p>Last, one line per row: {@code RESULT <row> <decisions/s> <CPU us per decision of this JVM>
  * <of every redis-server together> <of the busiest redis-server>}, each the median of the rounds.
  *
  * <p>Arguments {@code key=value}: dir (required: a new folder for the servers' files), threads
- * (64), warmup (5 s), rounds (3), seconds (10), users (1000), masters (3), partitions (16), buckets
- * (= masters), redis (the redis-server binary, {@code redis-server}: that of the PATH, which the
- * cluster uses too), pids (a file to which the servers' process ids are appended, so that the
- * calling script can stop them should this JVM die without running its shutdown hooks).
+ * (64), warmup (5 s), rounds (3), seconds (10), users (1000), warmcalls (100000), masters (3),
+ * partitions (16), buckets (= masters), redis (the redis-server binary, {@code redis-server}: that
+ * of the PATH, which the cluster uses too), pids (a file to which the servers' process ids are
+ * appended, so that the calling script can stop them should this JVM die without running its
+ * shutdown hooks).
  */
 final class ClusterThroughput {
 
@@ -80,6 +82,9 @@ final class ClusterThroughput {
   private static final Duration TIMEOUT = Duration.ofSeconds(5);
   private static final long STOCK = 1_000_000_000_000_000L;
   private static final Duration START_TIMEOUT = Duration.ofSeconds(30);
+
+  /** The longest a topology's first warm-up goes on to reach {@code warmcalls} calls. */
+  private static final Duration WARM_LIMIT = Duration.ofSeconds(120);
 
   private ClusterThroughput() {}
 
@@ -96,12 +101,13 @@ final class ClusterThroughput {
     int rounds = Integer.parseInt(options.getOrDefault("rounds", "3"));
     int seconds = Integer.parseInt(options.getOrDefault("seconds", "10"));
     int users = Integer.parseInt(options.getOrDefault("users", "1000"));
+    long warmCalls = Long.parseLong(options.getOrDefault("warmcalls", "100000"));
     int masters = Integer.parseInt(options.getOrDefault("masters", "3"));
     int partitions = Integer.parseInt(options.getOrDefault("partitions", "16"));
     int buckets = Integer.parseInt(options.getOrDefault("buckets", String.valueOf(masters)));
     String binary = options.getOrDefault("redis", "redis-server");
     Path pids = options.containsKey("pids") ? Path.of(options.get("pids")) : null;
-    Settings settings = new Settings(threads, warmup, rounds, seconds, users);
+    Settings settings = new Settings(threads, warmup, rounds, seconds, users, warmCalls);
 
     System.out.printf(
         "threads %d | warm-up %d s | rounds %d x %d s | users %d | JDK %s %s | cores %d%n"
@@ -195,7 +201,8 @@ final class ClusterThroughput {
                 name, result.rate(), result.jvmUs(), result.serversUs(), result.busiestUs()));
   }
 
-  private record Settings(int threads, int warmup, int rounds, int seconds, int users) {}
+  private record Settings(
+      int threads, int warmup, int rounds, int seconds, int users, long warmCalls) {}
 
   /** Where a row runs: the template, the layout, the servers' ports and each partition's server. */
   private record Topology(
@@ -211,13 +218,17 @@ final class ClusterThroughput {
   private record Result(double rate, double jvmUs, double serversUs, double busiestUs) {}
 
   /**
-   * The same calls as the rows, on a SKU of its own, for {@code warmup} s, not measured, before the
-   * first row on a topology: the JIT compiles this topology's client code (standalone or cluster
-   * connection) before any row is measured, so that the first row is not the one that pays for it.
+   * The same calls as the rows, on a SKU of its own, not measured, before the first row on a
+   * topology, for {@code warmup} s and at least {@code warmcalls} calls (at most {@link
+   * #WARM_LIMIT}): the JIT compiles the gate's and this topology's client code (standalone or
+   * cluster connection) before any row is measured, so that the first row is not the one that pays
+   * for it.
    */
   private static void warm(Settings settings, Topology topology, int buckets, RedisClient admin)
       throws InterruptedException {
-    Settings warmOnly = new Settings(settings.threads(), settings.warmup(), 0, 0, settings.users());
+    Settings warmOnly =
+        new Settings(
+            settings.threads(), settings.warmup(), 0, 0, settings.users(), settings.warmCalls());
     row("warm-up", warmOnly, topology, buckets, admin);
   }
 
@@ -346,7 +357,16 @@ final class ClusterThroughput {
       workers.add(worker);
       worker.start();
     }
+    long started = System.nanoTime();
     Thread.sleep(settings.warmup() * 1000L);
+    if (settings.rounds() == 0) {
+      // A topology's first warm-up: on until the JIT has seen enough calls, within a bound.
+      long bound = started + WARM_LIMIT.toNanos();
+      while (decisions.sum() < settings.warmCalls() && System.nanoTime() < bound) {
+        Thread.sleep(100);
+      }
+    }
+    long warmedNanos = System.nanoTime() - started;
     int rounds = settings.rounds();
     double[] rates = new double[rounds];
     double[] jvm = new double[rounds];
@@ -387,8 +407,8 @@ final class ClusterThroughput {
     Result result = new Result(median(rates), median(jvm), median(servers), median(busiest));
     if (rounds == 0) {
       System.out.printf(
-          "%s: %d calls in %d s, not measured; outcomes: %s%n",
-          name, decisions.sum(), settings.warmup(), new TreeMap<>(outcomes));
+          "%s: %d calls in %.1f s, not measured; outcomes: %s%n",
+          name, decisions.sum(), warmedNanos / 1e9, new TreeMap<>(outcomes));
     } else {
       System.out.printf(
           "%s median: %.0f decisions/s; outcomes of all %d calls (warm-up included): %s%n",
