@@ -39,7 +39,7 @@ import org.springframework.data.redis.core.ZSetOperations;
  * again calling Lettuce's {@code evalsha} with the same keys and arguments directly on a connection
  * of its own ({@code RESULT raw <median>}; {@code raw=only} skips the gate): the difference is the
  * cost of the gate and Spring's script execution, not of Redis. Keys of the run (unique prefix) are
- * deleted at the end; the global {@code stockade:gate:sequence} is only incremented.
+ * deleted at the end; the partition's {@code stockade:{g0}:gate:sequence} is only incremented.
  *
  * <p>Arguments {@code key=value} (or system properties {@code gate.<key>}): host (127.0.0.1), port
  * (6379), threads (64), warmup (5 s), rounds (3), seconds (10), raw (false, true or only).
@@ -253,7 +253,7 @@ final class GateThroughput {
             .scan(
                 TestRedis.PARTITION.pending(),
                 ScanOptions.scanOptions()
-                    .match("stockade:reservation:{" + prefix + "-*")
+                    .match(TestRedis.PARTITION.intent(prefix) + "-*")
                     .count(1000)
                     .build())) {
       while (pending.hasNext()) {
@@ -265,7 +265,9 @@ final class GateThroughput {
       }
     }
     for (String pattern :
-        List.of("stockade:reservation:{" + prefix + "-*", "stockade:sku:{" + prefix + "-*")) {
+        List.of(
+            TestRedis.PARTITION.intent(prefix) + "-*",
+            TestRedis.PARTITION.counters(prefix) + "-*")) {
       try (Cursor<String> keys =
           redis.scan(ScanOptions.scanOptions().match(pattern).count(1000).build())) {
         while (keys.hasNext()) {
