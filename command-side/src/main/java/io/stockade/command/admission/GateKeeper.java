@@ -65,17 +65,10 @@ class GateKeeper implements GateSessions, DisposableBean {
 
   private static final Logger log = LoggerFactory.getLogger(GateKeeper.class);
 
-  /** An open session with the connection factory and client resources that are its own. */
-  private record Opened(
-      GateSession session, LettuceConnectionFactory factory, ClientResources resources) {
+  /** An open session with the connection that is its own. */
+  private record Opened(GateSession session, Connection connection) {}
 
-    void close() {
-      factory.destroy();
-      resources.shutdown(0, 2, TimeUnit.SECONDS);
-    }
-  }
-
-  /** A connection factory before its session exists. */
+  /** A session's connection factory, with client resources of its own. */
   private record Connection(LettuceConnectionFactory factory, ClientResources resources) {
 
     void close() {
@@ -173,7 +166,7 @@ class GateKeeper implements GateSessions, DisposableBean {
     Opened opened = current.get();
     if (opened != null && opened.session() == session && current.compareAndSet(opened, null)) {
       log.warn("Gate closed: Redis failed or no longer holds gate epoch {}", session.epoch());
-      opened.close();
+      opened.connection().close();
       requestOpen();
     }
   }
@@ -260,7 +253,7 @@ class GateKeeper implements GateSessions, DisposableBean {
    * again by itself, to a node that may have come back with older data.
    */
   private Opened opened(GateSession session, Connection connection) {
-    Opened opened = new Opened(session, connection.factory(), connection.resources());
+    Opened opened = new Opened(session, connection);
     connection
         .resources()
         .eventBus()
@@ -408,7 +401,7 @@ class GateKeeper implements GateSessions, DisposableBean {
     opener.shutdownNow();
     Opened opened = current.getAndSet(null);
     if (opened != null) {
-      opened.close();
+      opened.connection().close();
     }
   }
 }
