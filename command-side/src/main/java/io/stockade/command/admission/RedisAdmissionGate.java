@@ -216,6 +216,11 @@ class RedisAdmissionGate implements AdmissionGate {
   }
 
   private AdmissionDecision admit(GateSession session, Admission admission) {
+    if (layout.partitions().size() == 1) {
+      Partition only = layout.partition(0);
+      List<Object> reply = reservePart(session, admission, only, admission.lines(), 0);
+      return decision(reply, admission.lines(), admission.lines(), session.epoch());
+    }
     Map<Partition, List<ReservationLine>> parts = new TreeMap<>(BY_INDEX);
     for (ReservationLine line : admission.lines()) {
       parts
