@@ -19,6 +19,7 @@ import org.axonframework.eventhandling.TrackedEventMessage;
 import org.axonframework.eventsourcing.eventstore.EventStorageEngine;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.RedisClusterNode;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -153,15 +154,7 @@ class GateRebuild {
         || !factory.isClusterAware()) {
       return partition -> 0;
     }
-    List<RedisClusterNode> masters = new ArrayList<>();
-    try (RedisClusterConnection cluster = factory.getClusterConnection()) {
-      for (RedisClusterNode node : cluster.clusterGetNodes()) {
-        if (node.isMaster() && node.getSlotRange().getSlotsArray().length > 0) {
-          masters.add(node);
-        }
-      }
-    }
-    masters.sort(Comparator.comparingInt(node -> node.getSlotRange().getSlotsArray()[0]));
+    List<RedisClusterNode> masters = masters(factory);
     return partition -> {
       for (int index = 0; index < masters.size(); index++) {
         if (masters.get(index).servesSlot(partition.slot())) {
@@ -179,11 +172,9 @@ class GateRebuild {
     if (redis.getConnectionFactory() instanceof LettuceConnectionFactory factory
         && factory.isClusterAware()) {
       try (RedisClusterConnection cluster = factory.getClusterConnection()) {
-        for (RedisClusterNode node : cluster.clusterGetNodes()) {
-          if (node.isMaster()) {
-            try (Cursor<byte[]> cursor = cluster.scan(node, options)) {
-              cursor.forEachRemaining(key -> keys.add(new String(key, StandardCharsets.UTF_8)));
-            }
+        for (RedisClusterNode node : masters(factory)) {
+          try (Cursor<byte[]> cursor = cluster.scan(node, options)) {
+            cursor.forEachRemaining(key -> keys.add(new String(key, StandardCharsets.UTF_8)));
           }
         }
       }
@@ -193,6 +184,32 @@ class GateRebuild {
       }
     }
     return keys;
+  }
+
+  /**
+   * The cluster's masters that serve slots, in the order of their first slot. Throws, as Redis
+   * failing would, while they do not serve every slot (a master lost, a resharding under way): a
+   * rebuild would miss keys and a registration place buckets blindly, so both wait for the next
+   * attempt.
+   */
+  private static List<RedisClusterNode> masters(LettuceConnectionFactory factory) {
+    List<RedisClusterNode> masters = new ArrayList<>();
+    int served = 0;
+    try (RedisClusterConnection cluster = factory.getClusterConnection()) {
+      for (RedisClusterNode node : cluster.clusterGetNodes()) {
+        int slots = node.getSlotRange().getSlotsArray().length;
+        if (node.isMaster() && slots > 0) {
+          masters.add(node);
+          served += slots;
+        }
+      }
+    }
+    if (served != GateLayout.SLOTS) {
+      throw new DataAccessResourceFailureException(
+          "The cluster's masters serve " + served + " of " + GateLayout.SLOTS + " slots");
+    }
+    masters.sort(Comparator.comparingInt(node -> node.getSlotRange().getSlotsArray()[0]));
+    return masters;
   }
 
   /** Where the buckets of a SKU of the record lie, spread over the servers. */
