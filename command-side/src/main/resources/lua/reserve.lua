@@ -34,12 +34,14 @@
 -- Returns:
 --   {1, sequence, admittedAt, expiresAt}          ADMITTED: all lines taken, intent recorded and
 --                                                 listed as pending
---   {2, sequence, admittedAt, expiresAt, state, recording}
+--   {2, sequence, admittedAt, expiresAt, state, recording, epoch}
 --                                                 DUPLICATE: this reservation was admitted before
 --                                                 with the same content; nothing taken. recording
 --                                                 is 1 when it is RESERVED and still pending: the
 --                                                 caller is counted as one more of its recorders
---                                                 (field recorders) and must store it, else 0
+--                                                 (field recorders) and must store it, else 0.
+--                                                 epoch: the gate epoch of that admission (-1 for
+--                                                 an intent written before intents kept it)
 --   {3}                                           REUSED: the id is known with other content, or
 --                                                 (with a given sequence) of another admission
 --   {4, lineIndex}                                INSUFFICIENT: not enough available stock
@@ -48,6 +50,10 @@
 --   error "ERR_ARGUMENT <reason>"                 malformed call; nothing written
 --   error "ERR_TYPE <key>"                        a key holds the wrong Redis type; nothing written
 -- Every check runs before the first write, so a refusal or an error writes nothing.
+--
+-- An admission is named by its sequence and its epoch: the intent keeps both (fields sequence and
+-- epoch, the gate epoch the script runs in), and every later step of the reservation (confirm,
+-- release, withdraw, recorded) names them and leaves any other admission of the id alone.
 
 -- The gate's epoch comes first, before the keys and arguments above: KEYS[1] is the marker of the
 -- partition the script acts in (hash stockade:{<t>}:gate) and ARGV[1] the epoch the caller opened
@@ -161,7 +167,8 @@ for _, line in ipairs(merged) do
 end
 
 -- A reservation id is admitted at most once.
-local intent = redis.call('HMGET', KEYS[1], 'fingerprint', 'sequence', 'admittedAt', 'expiresAt', 'state')
+local intent = redis.call('HMGET', KEYS[1], 'fingerprint', 'sequence', 'admittedAt', 'expiresAt', 'state',
+  'epoch')
 if intent[1] then
   if intent[1] ~= fingerprint or (given > 0 and tonumber(intent[2]) ~= given) then
     return { 3 }
@@ -173,7 +180,8 @@ if intent[1] then
     redis.call('HINCRBY', KEYS[1], 'recorders', 1)
     recording = 1
   end
-  return { 2, tonumber(intent[2]), tonumber(intent[3]), tonumber(intent[4]), intent[5], recording }
+  return { 2, tonumber(intent[2]), tonumber(intent[3]), tonumber(intent[4]), intent[5], recording,
+    tonumber(intent[6] or '-1') }
 end
 
 -- Check every line before taking anything.
@@ -217,6 +225,7 @@ redis.call('HSET', KEYS[1],
   'lines', table.concat(recorded, ' '),
   'fingerprint', fingerprint,
   'sequence', sequence,
+  'epoch', gate_epoch,
   'admittedAt', now,
   'expiresAt', expires,
   'recorders', 1)

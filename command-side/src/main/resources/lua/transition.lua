@@ -5,9 +5,16 @@
 -- KEYS[2i+1]   units each user holds of that SKU (hash)  stockade:{<t>}:sku:<skuId>:holders
 --              for i = 1..n, in the order of the intent's lines
 -- ARGV[1]      CONFIRMED or RELEASED: the state to go to
--- ARGV[2]      retention: milliseconds the finished intent is kept (the idempotency window)
--- ARGV[3]      the intent's lines as the caller read them ("sku qty sku qty ..."); they must match
--- ARGV[4]      with RELEASED: the reason (CANCELLED, EXPIRED, ...), [A-Z_]{1,32}
+-- ARGV[2]      the admission's sequence number, as the record holds it (StockReserved)
+-- ARGV[3]      the admission's gate epoch, as the record holds it (StockReserved)
+-- ARGV[4]      retention: milliseconds the finished intent is kept (the idempotency window)
+-- ARGV[5]      the intent's lines as the caller read them ("sku qty sku qty ..."); they must match
+-- ARGV[6]      with RELEASED: the reason (CANCELLED, EXPIRED, ...), [A-Z_]{1,32}
+--
+-- Only the admission named by ARGV[2] and ARGV[3] is moved: an intent of any other admission of
+-- the id (the id reused by another user, whose admission lies in another bucket; or admitted anew
+-- once this one's intent expired) is OTHER_ADMISSION and is left alone. An intent written before
+-- intents kept their epoch is compared by its sequence alone.
 --
 -- CONFIRMED moves reserved -> sold; the user's allowance is not given back (confirmed units
 -- still count towards the limit). RELEASED moves reserved -> available and gives the user's
@@ -18,7 +25,8 @@
 --   {2}   ALREADY: it was in that state before; nothing changed
 --   {3}   NOT_ACTIVE: it went the other way before; nothing changed
 --   {4}   UNKNOWN: no intent for that reservation; nothing changed
---   {5}   STALE: ARGV[3] differs from the intent's lines; read them again; nothing changed
+--   {5}   STALE: ARGV[5] differs from the intent's lines; read them again; nothing changed
+--   {6}   OTHER_ADMISSION: the intent is another admission's; nothing changed
 --   error "ERR_ARGUMENT <reason>" / "ERR_TYPE <key>" / "ERR_STATE <key>": nothing written
 
 -- The gate's epoch comes first, before the keys and arguments above: KEYS[1] is the marker of the
@@ -36,15 +44,23 @@ local target = ARGV[1]
 if target ~= 'CONFIRMED' and target ~= 'RELEASED' then
   return redis.error_reply('ERR_ARGUMENT target state')
 end
-local retention = ARGV[2]
+local sequence = ARGV[2]
+if sequence == nil or not string.match(sequence, '^%d+$') then
+  return redis.error_reply('ERR_ARGUMENT sequence')
+end
+local admission_epoch = ARGV[3]
+if admission_epoch == nil or not string.match(admission_epoch, '^%-?%d+$') then
+  return redis.error_reply('ERR_ARGUMENT admission epoch')
+end
+local retention = ARGV[4]
 if retention == nil or not string.match(retention, '^%d+$') or tonumber(retention) < 1
     or tonumber(retention) > 9007199254740991 then
   return redis.error_reply('ERR_ARGUMENT retention')
 end
-if ARGV[3] == nil then
+if ARGV[5] == nil then
   return redis.error_reply('ERR_ARGUMENT lines')
 end
-local reason = ARGV[4]
+local reason = ARGV[6]
 if target == 'RELEASED'
     and (reason == nil or #reason > 32 or not string.match(reason, '^[A-Z_]+$')) then
   return redis.error_reply('ERR_ARGUMENT reason')
@@ -56,14 +72,18 @@ end
 if kind ~= 'hash' then
   return redis.error_reply('ERR_TYPE ' .. KEYS[1])
 end
-local intent = redis.call('HMGET', KEYS[1], 'state', 'lines', 'user')
+local intent = redis.call('HMGET', KEYS[1], 'state', 'lines', 'user', 'sequence', 'epoch')
+if tonumber(intent[4]) ~= tonumber(sequence)
+    or (intent[5] and tonumber(intent[5]) ~= tonumber(admission_epoch)) then
+  return { 6 }
+end
 if intent[1] == target then
   return { 2 }
 end
 if intent[1] ~= 'RESERVED' then
   return { 3 }
 end
-if intent[2] ~= ARGV[3] then
+if intent[2] ~= ARGV[5] then
   return { 5 }
 end
 local user = intent[3]

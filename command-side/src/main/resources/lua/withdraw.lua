@@ -6,8 +6,10 @@
 -- KEYS[2i+1]   counters of the SKU of line i (hash)      stockade:{<t>}:sku:<skuId>
 -- KEYS[2i+2]   units each user holds of that SKU (hash)  stockade:{<t>}:sku:<skuId>:holders
 --              for i = 1..n, in the order of the intent's lines
--- ARGV[1]      the admission's sequence number: only that admission is withdrawn
--- ARGV[2]      the intent's lines as the caller read them ("sku qty sku qty ..."); they must match
+-- ARGV[1]      the admission's sequence number  } only the admission they name is withdrawn; an
+-- ARGV[2]      the admission's gate epoch       } intent written before intents kept their epoch
+--                                                 is compared by its sequence alone
+-- ARGV[3]      the intent's lines as the caller read them ("sku qty sku qty ..."); they must match
 --
 -- The caller is one of the reservation's recorders (the request the gate admitted, or a retry the
 -- gate answered DUPLICATE with recording = 1). It leaves; the units come back only when no other
@@ -17,9 +19,10 @@
 -- Returns:
 --   {1}   WITHDRAWN: units and the user's allowance back, intent and pending entry gone
 --   {2}   OTHERS_RECORDING: the caller left; others may still store it; nothing else changed
---   {3}   NOT_WITHDRAWN: recorded, ended, or another admission of that id; nothing changed
+--   {3}   NOT_WITHDRAWN: recorded or ended; nothing changed
 --   {4}   UNKNOWN: no intent for that reservation; nothing changed
---   {5}   STALE: ARGV[2] differs from the intent's lines; read them again; nothing changed
+--   {5}   STALE: ARGV[3] differs from the intent's lines; read them again; nothing changed
+--   {6}   OTHER_ADMISSION: the intent is another admission's of that id; nothing changed
 --   error "ERR_ARGUMENT <reason>" / "ERR_TYPE <key>" / "ERR_STATE <key>": nothing written
 
 -- The gate's epoch comes first, before the keys and arguments above: KEYS[1] is the marker of the
@@ -37,7 +40,11 @@ local sequence = ARGV[1]
 if sequence == nil or not string.match(sequence, '^%d+$') then
   return redis.error_reply('ERR_ARGUMENT sequence')
 end
-if ARGV[2] == nil then
+local admission_epoch = ARGV[2]
+if admission_epoch == nil or not string.match(admission_epoch, '^%-?%d+$') then
+  return redis.error_reply('ERR_ARGUMENT admission epoch')
+end
+if ARGV[3] == nil then
   return redis.error_reply('ERR_ARGUMENT lines')
 end
 local kind = redis.call('TYPE', KEYS[1])['ok']
@@ -51,12 +58,16 @@ local pending_kind = redis.call('TYPE', KEYS[2])['ok']
 if pending_kind ~= 'zset' and pending_kind ~= 'none' then
   return redis.error_reply('ERR_TYPE ' .. KEYS[2])
 end
-local intent = redis.call('HMGET', KEYS[1], 'state', 'lines', 'user', 'sequence', 'recorders')
-if intent[1] ~= 'RESERVED' or intent[4] ~= sequence
-    or not redis.call('ZSCORE', KEYS[2], KEYS[1]) then
+local intent = redis.call('HMGET', KEYS[1], 'state', 'lines', 'user', 'sequence', 'recorders',
+  'epoch')
+if tonumber(intent[4]) ~= tonumber(sequence)
+    or (intent[6] and tonumber(intent[6]) ~= tonumber(admission_epoch)) then
+  return { 6 }
+end
+if intent[1] ~= 'RESERVED' or not redis.call('ZSCORE', KEYS[2], KEYS[1]) then
   return { 3 }
 end
-if intent[2] ~= ARGV[2] then
+if intent[2] ~= ARGV[3] then
   return { 5 }
 end
 local user = intent[3]

@@ -37,6 +37,11 @@ public sealed interface AdmissionDecision {
   record Admitted(long sequence, Instant admittedAt, Instant expiresAt, long gateEpoch)
       implements AdmissionDecision {
 
+    /** The admission every later step of the reservation names. */
+    public AdmissionId admission() {
+      return new AdmissionId(sequence, gateEpoch);
+    }
+
     @Override
     public <T> T accept(Cases<T> cases) {
       return cases.admitted(this);
@@ -49,6 +54,8 @@ public sealed interface AdmissionDecision {
    * @param recording true when it is still reserved and not known to be stored (its first attempt
    *     may have failed): the caller is counted as one of its recorders and must store it, or
    *     {@link AdmissionGate#withdraw withdraw} when that fails before any commit
+   * @param gateEpoch the epoch of the gate that admitted it first (not necessarily the gate's epoch
+   *     now, for a reservation the gate was rebuilt with)
    */
   record Duplicate(
       long sequence,
@@ -58,6 +65,11 @@ public sealed interface AdmissionDecision {
       boolean recording,
       long gateEpoch)
       implements AdmissionDecision {
+
+    /** The admission every later step of the reservation names. */
+    public AdmissionId admission() {
+      return new AdmissionId(sequence, gateEpoch);
+    }
 
     @Override
     public <T> T accept(Cases<T> cases) {

@@ -27,23 +27,26 @@ public interface AdmissionGate {
   AdmissionDecision reserve(Admission admission);
 
   /**
-   * Turns a reservation's reserved units into sold units. The lines (the record's) say where its
-   * intent records are; the gate acts on what they hold.
+   * Turns the reserved units of a reservation's admission into sold units. The lines (the record's)
+   * say where its intent records are; the gate acts on what they hold, and only on the admission
+   * named.
    */
-  Transition confirm(String reservationId, List<ReservationLine> lines);
+  Transition confirm(String reservationId, AdmissionId admission, List<ReservationLine> lines);
 
   /**
-   * Returns a reservation's reserved units to available stock and the user's allowance. The lines
-   * say where its intent records are; the gate acts on what they hold.
+   * Returns the reserved units of a reservation's admission to available stock and the user's
+   * allowance. The lines say where its intent records are; the gate acts on what they hold, and
+   * only on the admission named.
    */
-  Transition release(String reservationId, List<ReservationLine> lines, String reason);
+  Transition release(
+      String reservationId, AdmissionId admission, List<ReservationLine> lines, String reason);
 
   /**
    * Withdraws an admission whose storing failed before its transaction could commit: its units come
    * back now, unless another recorder (a concurrent retry) may still store it. Never call it when
    * the commit may have happened: the recovery sweeper settles those through the record.
    */
-  Withdrawal withdraw(String reservationId, long sequence, List<ReservationLine> lines);
+  Withdrawal withdraw(String reservationId, AdmissionId admission, List<ReservationLine> lines);
 
   /** The outcome of a withdrawal. */
   enum Withdrawal {
@@ -51,8 +54,10 @@ public interface AdmissionGate {
     WITHDRAWN,
     /** A concurrent retry may still store it; nothing given back. */
     OTHERS_RECORDING,
-    /** Stored, ended, or not this admission; nothing changed. */
+    /** Stored or ended; nothing changed. */
     NOT_WITHDRAWN,
+    /** The gate holds only other admissions of the id; nothing changed. */
+    OTHER_ADMISSION,
     UNKNOWN,
     UNAVAILABLE
   }
@@ -63,11 +68,17 @@ public interface AdmissionGate {
    */
   void fenced(long gateEpoch);
 
-  /** Takes a recorded reservation off the gate's pending list. Best effort: never throws. */
-  void recorded(String reservationId, List<ReservationLine> lines);
+  /**
+   * Takes a recorded admission off the gate's pending list, in every partition its lines lie in;
+   * the entries of other admissions of the id stay. Best effort: never throws.
+   */
+  void recorded(String reservationId, AdmissionId admission, List<ReservationLine> lines);
 
-  /** Takes one pending entry off the gate's pending list. Best effort: never throws. */
-  void recorded(Pending pending);
+  /**
+   * Takes one pending entry off the gate's pending list, if it is the named admission's ({@link
+   * AdmissionId#NONE}: if it has no intent). Best effort: never throws.
+   */
+  void recorded(Pending pending, AdmissionId admission);
 
   /**
    * Admissions before {@code cutoff} that are not known to be recorded, oldest first: the recovery
@@ -86,7 +97,7 @@ public interface AdmissionGate {
    * What the gate recorded when it admitted (the part of) a reservation, and the state it is in
    * now; {@code lines} are the lines of the part.
    */
-  record Intent(String state, String userId, List<ReservationLine> lines, long sequence) {
+  record Intent(String state, String userId, List<ReservationLine> lines, AdmissionId admission) {
 
     public Intent {
       lines = List.copyOf(lines);
@@ -113,6 +124,8 @@ public interface AdmissionGate {
     ALREADY_DONE,
     /** Refused: the reservation went the other way (released when confirming, or the reverse). */
     NOT_ACTIVE,
+    /** The gate holds only other admissions of the id (reused): nothing changed. */
+    OTHER_ADMISSION,
     /** The gate has no intent record for the reservation. */
     UNKNOWN,
     /** The gate cannot decide safely now; nothing changed. */

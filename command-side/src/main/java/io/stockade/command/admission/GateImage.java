@@ -39,6 +39,7 @@ final class GateImage {
     List<ReservationLine> lines;
     String fingerprint;
     long sequence;
+    long epoch;
     Instant admittedAt;
     Instant expiresAt;
     String reason;
@@ -81,6 +82,7 @@ final class GateImage {
       intent.userId = reserved.userId();
       intent.lines = reserved.lines();
       intent.sequence = reserved.admissionSequence();
+      intent.epoch = reserved.gateEpoch();
       intent.admittedAt = reserved.reservedAt();
       intent.expiresAt = reserved.expiresAt();
       intent.fingerprint =

@@ -298,6 +298,8 @@ class GateRebuild {
                       intent.fingerprint,
                       "sequence",
                       String.valueOf(intent.sequence),
+                      "epoch",
+                      String.valueOf(intent.epoch),
                       "admittedAt",
                       String.valueOf(intent.admittedAt.toEpochMilli()),
                       "expiresAt",

@@ -41,6 +41,7 @@ class RedisAdmissionGate implements AdmissionGate {
   private static final RedisScript<List<Object>> REPLENISH = script("replenish");
   private static final RedisScript<List<Object>> WITHDRAW = script("withdraw");
   private static final RedisScript<List<Object>> TRANSFER = script("transfer");
+  private static final RedisScript<List<Object>> RECORDED = script("recorded");
 
   private static final Comparator<Partition> BY_INDEX = Comparator.comparingInt(Partition::index);
 
@@ -64,6 +65,9 @@ class RedisAdmissionGate implements AdmissionGate {
   private static final int NOT_ACTIVE = 3;
   private static final int UNKNOWN = 4;
   private static final int STALE = 5;
+
+  /** Reply of transition.lua, withdraw.lua and recorded.lua: the intent is another admission's. */
+  private static final int OTHER_ADMISSION = 6;
 
   private static final Logger log = LoggerFactory.getLogger(RedisAdmissionGate.class);
 
@@ -377,12 +381,12 @@ class RedisAdmissionGate implements AdmissionGate {
       try {
         reply = reservePart(session, admission, part.getKey(), part.getValue(), sequence);
       } catch (DataAccessException | GateClosedException e) {
-        leave(admission.reservationId(), sequence, joined);
+        leave(admission.reservationId(), new AdmissionId(sequence, session.epoch()), joined);
         throw e;
       }
       int code = code(reply);
       if (code != ADMITTED && code != DUPLICATE) {
-        leave(admission.reservationId(), sequence, joined);
+        leave(admission.reservationId(), new AdmissionId(sequence, session.epoch()), joined);
         return decision(reply, admission.lines(), part.getValue(), session.epoch());
       }
       if (first == null) {
@@ -403,7 +407,12 @@ class RedisAdmissionGate implements AdmissionGate {
           sequence, instant(first, 2), instant(first, 3), session.epoch());
     }
     return new AdmissionDecision.Duplicate(
-        sequence, instant(first, 2), instant(first, 3), "RESERVED", recording, session.epoch());
+        sequence,
+        instant(first, 2),
+        instant(first, 3),
+        "RESERVED",
+        recording,
+        admittedIn(first, session.epoch()));
   }
 
   private List<Object> reservePart(
@@ -433,13 +442,14 @@ class RedisAdmissionGate implements AdmissionGate {
   }
 
   /**
-   * Withdraws the parts a refused or failed admission took. Best effort: a part left behind (Redis
-   * failed meanwhile) stays pending, and the recovery sweeper gives it back.
+   * Withdraws the parts a refused or failed admission took (all of them admitted, or pending, in
+   * the session's epoch). Best effort: a part left behind (Redis failed meanwhile) stays pending,
+   * and the recovery sweeper gives it back.
    */
-  private void leave(String reservationId, long sequence, List<Partition> joined) {
+  private void leave(String reservationId, AdmissionId admission, List<Partition> joined) {
     for (Partition partition : joined) {
       try {
-        withdrawPart(partition, reservationId, sequence);
+        withdrawPart(partition, reservationId, admission);
       } catch (DataAccessException | GateClosedException e) {
         log.warn(
             "Part of reservation {} in partition {} left for the recovery sweeper",
@@ -463,21 +473,29 @@ class RedisAdmissionGate implements AdmissionGate {
   }
 
   @Override
-  public Transition confirm(String reservationId, List<ReservationLine> lines) {
-    return transition(reservationId, lines, "CONFIRMED", null);
+  public Transition confirm(
+      String reservationId, AdmissionId admission, List<ReservationLine> lines) {
+    return transition(reservationId, admission, lines, "CONFIRMED", null);
   }
 
   @Override
-  public Transition release(String reservationId, List<ReservationLine> lines, String reason) {
-    return transition(reservationId, lines, "RELEASED", reason);
+  public Transition release(
+      String reservationId, AdmissionId admission, List<ReservationLine> lines, String reason) {
+    return transition(reservationId, admission, lines, "RELEASED", reason);
   }
 
   /**
-   * Moves every part of the reservation. Each part's move is idempotent, so a part that could not
-   * move now (unavailable) is moved by a repeat, which the others answer ALREADY_DONE.
+   * Moves every part of the admission. Each part's move is idempotent, so a part that could not
+   * move now (unavailable) is moved by a repeat, which the others answer ALREADY_DONE. The parts of
+   * other admissions of the id (in other buckets, or admitted anew after this one's intent expired)
+   * are left alone.
    */
   private Transition transition(
-      String reservationId, List<ReservationLine> lines, String target, String reason) {
+      String reservationId,
+      AdmissionId admission,
+      List<ReservationLine> lines,
+      String target,
+      String reason) {
     List<Transition> outcomes = new ArrayList<>();
     Set<Partition> locations;
     try {
@@ -486,21 +504,30 @@ class RedisAdmissionGate implements AdmissionGate {
       return Transition.UNAVAILABLE;
     }
     for (Partition partition : locations) {
-      outcomes.add(transitionPart(partition, reservationId, target, reason));
+      outcomes.add(transitionPart(partition, reservationId, admission, target, reason));
     }
     for (Transition worst :
-        List.of(Transition.UNAVAILABLE, Transition.NOT_ACTIVE, Transition.DONE)) {
+        List.of(
+            Transition.UNAVAILABLE,
+            Transition.NOT_ACTIVE,
+            Transition.DONE,
+            Transition.ALREADY_DONE,
+            Transition.OTHER_ADMISSION)) {
       if (outcomes.contains(worst)) {
         return worst;
       }
     }
-    return outcomes.contains(Transition.ALREADY_DONE)
-        ? Transition.ALREADY_DONE
-        : Transition.UNKNOWN;
+    return Transition.UNKNOWN;
   }
 
   private Transition transitionPart(
-      Partition partition, String reservationId, String target, String reason) {
+      Partition partition,
+      String reservationId,
+      AdmissionId admission,
+      String target,
+      String reason) {
+    long sequence = admission.sequence();
+    long epoch = admission.gateEpoch();
     try {
       int code =
           onIntent(
@@ -510,8 +537,8 @@ class RedisAdmissionGate implements AdmissionGate {
               List.of(),
               lines ->
                   reason == null
-                      ? new Object[] {target, retentionMillis, lines}
-                      : new Object[] {target, retentionMillis, lines, reason});
+                      ? new Object[] {target, sequence, epoch, retentionMillis, lines}
+                      : new Object[] {target, sequence, epoch, retentionMillis, lines, reason});
       switch (code) {
         case DONE:
           return Transition.DONE;
@@ -521,6 +548,8 @@ class RedisAdmissionGate implements AdmissionGate {
           return Transition.NOT_ACTIVE;
         case UNKNOWN:
           return Transition.UNKNOWN;
+        case OTHER_ADMISSION:
+          return Transition.OTHER_ADMISSION;
         default:
           throw new IllegalStateException("Unknown reply of the gate for " + reservationId);
       }
@@ -530,7 +559,8 @@ class RedisAdmissionGate implements AdmissionGate {
   }
 
   @Override
-  public Withdrawal withdraw(String reservationId, long sequence, List<ReservationLine> lines) {
+  public Withdrawal withdraw(
+      String reservationId, AdmissionId admission, List<ReservationLine> lines) {
     List<Withdrawal> outcomes = new ArrayList<>();
     Set<Partition> locations;
     try {
@@ -540,7 +570,7 @@ class RedisAdmissionGate implements AdmissionGate {
     }
     for (Partition partition : locations) {
       try {
-        outcomes.add(withdrawPart(partition, reservationId, sequence));
+        outcomes.add(withdrawPart(partition, reservationId, admission));
       } catch (DataAccessException | GateClosedException e) {
         outcomes.add(Withdrawal.UNAVAILABLE);
       }
@@ -550,7 +580,8 @@ class RedisAdmissionGate implements AdmissionGate {
             Withdrawal.UNAVAILABLE,
             Withdrawal.OTHERS_RECORDING,
             Withdrawal.NOT_WITHDRAWN,
-            Withdrawal.WITHDRAWN)) {
+            Withdrawal.WITHDRAWN,
+            Withdrawal.OTHER_ADMISSION)) {
       if (outcomes.contains(worst)) {
         return worst;
       }
@@ -558,14 +589,15 @@ class RedisAdmissionGate implements AdmissionGate {
     return Withdrawal.UNKNOWN;
   }
 
-  private Withdrawal withdrawPart(Partition partition, String reservationId, long sequence) {
+  private Withdrawal withdrawPart(
+      Partition partition, String reservationId, AdmissionId admission) {
     int code =
         onIntent(
             partition,
             reservationId,
             WITHDRAW,
             List.of(partition.pending()),
-            lines -> new Object[] {sequence, lines});
+            lines -> new Object[] {admission.sequence(), admission.gateEpoch(), lines});
     switch (code) {
       case 1:
         return Withdrawal.WITHDRAWN;
@@ -575,6 +607,8 @@ class RedisAdmissionGate implements AdmissionGate {
         return Withdrawal.NOT_WITHDRAWN;
       case UNKNOWN:
         return Withdrawal.UNKNOWN;
+      case OTHER_ADMISSION:
+        return Withdrawal.OTHER_ADMISSION;
       default:
         throw new IllegalStateException("Unknown reply of withdraw.lua for " + reservationId);
     }
@@ -626,7 +660,7 @@ class RedisAdmissionGate implements AdmissionGate {
   }
 
   @Override
-  public void recorded(String reservationId, List<ReservationLine> lines) {
+  public void recorded(String reservationId, AdmissionId admission, List<ReservationLine> lines) {
     Set<Partition> locations;
     try {
       locations = locations(lines);
@@ -636,19 +670,21 @@ class RedisAdmissionGate implements AdmissionGate {
       return;
     }
     for (Partition partition : locations) {
-      recorded(new Pending(reservationId, partition.index()));
+      recorded(new Pending(reservationId, partition.index()), admission);
     }
   }
 
   @Override
-  public void recorded(Pending pending) {
+  public void recorded(Pending pending, AdmissionId admission) {
     Partition partition = layout.partition(pending.partition());
     try {
-      read(
-          redis ->
-              redis
-                  .opsForZSet()
-                  .remove(partition.pending(), partition.intent(pending.reservationId())));
+      run(
+          session(),
+          partition,
+          RECORDED,
+          List.of(partition.intent(pending.reservationId()), partition.pending()),
+          admission.sequence(),
+          admission.gateEpoch());
     } catch (DataAccessException | GateClosedException e) {
       // The sweeper finds it recorded later and clears it then.
       log.debug("Could not clear pending reservation {}", pending.reservationId(), e);
@@ -693,7 +729,9 @@ class RedisAdmissionGate implements AdmissionGate {
     List<Object> fields =
         read(
             redis ->
-                redis.opsForHash().multiGet(key, List.of("state", "user", "lines", "sequence")));
+                redis
+                    .opsForHash()
+                    .multiGet(key, List.of("state", "user", "lines", "sequence", "epoch")));
     if (fields.get(0) == null) {
       return Optional.empty();
     }
@@ -702,7 +740,11 @@ class RedisAdmissionGate implements AdmissionGate {
             fields.get(0).toString(),
             String.valueOf(fields.get(1)),
             IntentLines.parse(String.valueOf(fields.get(2))),
-            Long.parseLong(String.valueOf(fields.get(3)))));
+            new AdmissionId(
+                Long.parseLong(String.valueOf(fields.get(3))),
+                fields.get(4) == null
+                    ? AdmissionId.UNKNOWN_EPOCH
+                    : Long.parseLong(String.valueOf(fields.get(4))))));
   }
 
   @Override
@@ -824,7 +866,7 @@ class RedisAdmissionGate implements AdmissionGate {
             instant(reply, 3),
             String.valueOf(reply.get(4)),
             number(reply, 5) == 1,
-            epoch);
+            admittedIn(reply, epoch));
       case 3:
         return new AdmissionDecision.Reused();
       case 4:
@@ -837,6 +879,15 @@ class RedisAdmissionGate implements AdmissionGate {
       default:
         throw new IllegalStateException("Unknown reply of reserve.lua " + reply);
     }
+  }
+
+  /**
+   * The epoch of the admission a DUPLICATE reply names: the intent's, or {@code epoch} (the
+   * session's) for an intent written before intents kept it.
+   */
+  private static long admittedIn(List<Object> duplicate, long epoch) {
+    long recorded = duplicate.size() > 6 ? number(duplicate, 6) : AdmissionId.UNKNOWN_EPOCH;
+    return recorded == AdmissionId.UNKNOWN_EPOCH ? epoch : recorded;
   }
 
   private static int indexOf(List<ReservationLine> lines, String skuId) {

@@ -2,11 +2,9 @@ package io.stockade.command.reservation;
 
 import io.stockade.api.reservation.ConfirmReservationCommand;
 import io.stockade.api.reservation.ReleaseReservationCommand;
-import io.stockade.api.reservation.ReservationLine;
 import io.stockade.command.admission.AdmissionGate;
 import io.stockade.command.admission.AdmissionGate.Transition;
 import java.time.Clock;
-import java.util.List;
 import org.axonframework.commandhandling.gateway.CommandGateway;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -15,7 +13,9 @@ import org.springframework.stereotype.Component;
 /**
  * Confirms or releases a reservation: the event first, then the gate. A crash in between leaves the
  * gate behind the record (units still counted as reserved), which errs towards not selling; a
- * repeat of the request applies the gate's side again, since both sides are idempotent.
+ * repeat of the request applies the gate's side again, since both sides are idempotent. The gate's
+ * side names the admission the record holds, so a repeat never ends another admission of the id
+ * (one admitted anew after the gate forgot this one).
  */
 @Component
 class EndingReservation {
@@ -37,9 +37,9 @@ class EndingReservation {
    * @throws org.axonframework.modelling.command.AggregateNotFoundException when it is unknown
    */
   void confirm(String reservationId) {
-    List<ReservationLine> lines =
+    GateHold hold =
         commands.sendAndWait(new ConfirmReservationCommand(reservationId, clock.instant()));
-    follow(reservationId, gate.confirm(reservationId, lines), "confirm");
+    follow(reservationId, gate.confirm(reservationId, hold.admission(), hold.lines()), "confirm");
   }
 
   /**
@@ -47,9 +47,12 @@ class EndingReservation {
    * @throws org.axonframework.modelling.command.AggregateNotFoundException when it is unknown
    */
   void release(String reservationId, String reason) {
-    List<ReservationLine> lines =
+    GateHold hold =
         commands.sendAndWait(new ReleaseReservationCommand(reservationId, reason, clock.instant()));
-    follow(reservationId, gate.release(reservationId, lines, reason), "release");
+    follow(
+        reservationId,
+        gate.release(reservationId, hold.admission(), hold.lines(), reason),
+        "release");
   }
 
   /**

@@ -7,7 +7,9 @@ import io.stockade.api.sku.StockReplenished;
 import io.stockade.command.admission.AdmissionGate;
 import io.stockade.command.admission.AdmissionGate.Replenishment;
 import io.stockade.command.admission.AdmissionGate.Transition;
+import io.stockade.command.admission.AdmissionId;
 import io.stockade.command.admission.GateUnavailableException;
+import java.util.Optional;
 import org.axonframework.config.ProcessingGroup;
 import org.axonframework.eventhandling.EventHandler;
 import org.slf4j.Logger;
@@ -18,7 +20,9 @@ import org.springframework.stereotype.Component;
  * Brings the gate up to the record for every registration, replenishment, confirmation and release,
  * whoever caused it: the request that recorded it (which has usually done it already: each gate
  * update is idempotent), an expiry deadline, or a request that crashed between event and gate. It
- * reads the event stream, so no event is missed; while the gate is unavailable it retries.
+ * reads the event stream, so no event is missed; while the gate is unavailable it retries. A
+ * confirmation or release names the admission the reservation's {@code StockReserved} records, so
+ * that a late or replayed one never ends another admission of the id.
  */
 @Component
 @ProcessingGroup(GateFollower.PROCESSING_GROUP)
@@ -29,9 +33,11 @@ class GateFollower {
   private static final Logger log = LoggerFactory.getLogger(GateFollower.class);
 
   private final AdmissionGate gate;
+  private final ReservationRecord stored;
 
-  GateFollower(AdmissionGate gate) {
+  GateFollower(AdmissionGate gate, ReservationRecord stored) {
     this.gate = gate;
+    this.stored = stored;
   }
 
   /** Seeds a SKU whose registration's own gate update never happened (seeding is idempotent). */
@@ -63,13 +69,31 @@ class GateFollower {
 
   @EventHandler
   void on(StockConfirmed event) {
-    follow(event.reservationId(), gate.confirm(event.reservationId(), event.lines()));
+    admission(event.reservationId())
+        .ifPresent(
+            admission ->
+                follow(
+                    event.reservationId(),
+                    gate.confirm(event.reservationId(), admission, event.lines())));
   }
 
   @EventHandler
   void on(StockReleased event) {
-    follow(
-        event.reservationId(), gate.release(event.reservationId(), event.lines(), event.reason()));
+    admission(event.reservationId())
+        .ifPresent(
+            admission ->
+                follow(
+                    event.reservationId(),
+                    gate.release(event.reservationId(), admission, event.lines(), event.reason())));
+  }
+
+  /** The admission the reservation's stream begins with; none (logged) if it begins otherwise. */
+  private Optional<AdmissionId> admission(String reservationId) {
+    Optional<AdmissionId> admission = stored.admission(reservationId);
+    if (admission.isEmpty()) {
+      log.error("Reservation {} ended in the record without a StockReserved", reservationId);
+    }
+    return admission;
   }
 
   private static void follow(String reservationId, Transition outcome) {
@@ -81,8 +105,10 @@ class GateFollower {
         log.error("Gate disagrees with the record about reservation {}", reservationId);
         return;
       case UNKNOWN:
-        // Finished long ago (its intent expired), or the gate lost it: a rebuild's business.
-        log.debug("Gate has no intent for reservation {}", reservationId);
+      case OTHER_ADMISSION:
+        // Finished long ago (its intent expired, perhaps the id admitted anew since), or the gate
+        // lost it: a rebuild's business.
+        log.debug("Gate has no intent of reservation {} ({})", reservationId, outcome);
         return;
       default:
     }

@@ -9,13 +9,12 @@ import io.stockade.command.admission.AdmissionGate;
 import io.stockade.command.admission.AdmissionGate.Intent;
 import io.stockade.command.admission.AdmissionGate.Pending;
 import io.stockade.command.admission.AdmissionGate.Transition;
+import io.stockade.command.admission.AdmissionId;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 import org.axonframework.commandhandling.gateway.CommandGateway;
-import org.axonframework.eventsourcing.eventstore.DomainEventStream;
-import org.axonframework.eventsourcing.eventstore.EventStore;
 import org.axonframework.modelling.command.AggregateStreamCreationException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,7 +45,7 @@ class RecoveringUnrecordedAdmissions {
 
   private final AdmissionGate gate;
   private final CommandGateway commands;
-  private final EventStore events;
+  private final ReservationRecord stored;
   private final Clock clock;
   private final Duration bound;
   private final Counter repairs;
@@ -54,13 +53,13 @@ class RecoveringUnrecordedAdmissions {
   RecoveringUnrecordedAdmissions(
       AdmissionGate gate,
       CommandGateway commands,
-      EventStore events,
+      ReservationRecord stored,
       Clock clock,
       MeterRegistry meters,
       @Value("${stockade.recovery.unrecorded-after:10s}") Duration bound) {
     this.gate = gate;
     this.commands = commands;
-    this.events = events;
+    this.stored = stored;
     this.clock = clock;
     this.bound = bound;
     this.repairs =
@@ -95,42 +94,48 @@ class RecoveringUnrecordedAdmissions {
   private void recover(Pending pending) {
     String reservationId = pending.reservationId();
     Optional<Intent> intent = gate.intent(pending);
-    if (intent.isEmpty() || !"RESERVED".equals(intent.get().state())) {
-      // Ended (its events exist) or forgotten: nothing of it is held unrecorded.
-      gate.recorded(pending);
+    if (intent.isEmpty()) {
+      // Forgotten: nothing of it is held. (Should an admission of the id arrive meanwhile, its
+      // entry stays.)
+      gate.recorded(pending, AdmissionId.NONE);
       return;
     }
     Intent held = intent.get();
-    Optional<Object> first = firstEvent(reservationId);
+    AdmissionId admission = held.admission();
+    if (!"RESERVED".equals(held.state())) {
+      // Ended (its events exist): nothing of it is held unrecorded.
+      gate.recorded(pending, admission);
+      return;
+    }
+    Optional<Object> first = stored.first(reservationId);
     if (first.isPresent()
         && first.get() instanceof StockReserved reserved
-        && reserved.admissionSequence() == held.sequence()) {
-      gate.recorded(pending);
+        && admission.is(reserved.admissionSequence(), reserved.gateEpoch())) {
+      gate.recorded(pending, admission);
       return;
     }
     // Unless the stream is still empty, it begins with a tombstone or with another admission of
-    // this id (reused after the gate forgot it): either way this admission can never be stored.
+    // this id (reused by another user, or after the gate forgot the first): either way this
+    // admission can never be stored. Only this admission is released: the other one, recorded,
+    // keeps its units.
     if (first.isEmpty()) {
       try {
         commands.sendAndWait(
             new AbandonReservationCommand(
-                reservationId, held.userId(), held.lines(), held.sequence(), clock.instant()));
+                reservationId, held.userId(), held.lines(), admission.sequence(), clock.instant()));
       } catch (AggregateStreamCreationException recordedMeanwhile) {
         return; // The next sweep finds out which event won.
       }
     }
-    if (gate.release(reservationId, held.lines(), ReservationAbandoned.REASON)
+    if (gate.release(reservationId, admission, held.lines(), ReservationAbandoned.REASON)
         != Transition.UNAVAILABLE) {
-      gate.recorded(pending);
+      gate.recorded(pending, admission);
       repairs.increment();
       log.warn(
-          "Reservation {} was admitted by the gate but never recorded; its units are back",
-          reservationId);
+          "Reservation {} was admitted by the gate (sequence {}) but never recorded; its units are"
+              + " back",
+          reservationId,
+          admission.sequence());
     }
-  }
-
-  private Optional<Object> firstEvent(String reservationId) {
-    DomainEventStream stream = events.readEvents(reservationId);
-    return stream.hasNext() ? Optional.of(stream.next().getPayload()) : Optional.empty();
   }
 }

@@ -12,6 +12,7 @@ import io.stockade.api.reservation.StockConfirmed;
 import io.stockade.api.reservation.StockReleased;
 import io.stockade.api.reservation.StockReserved;
 import io.stockade.command.admission.AdmissionFence;
+import io.stockade.command.admission.AdmissionId;
 import java.util.List;
 import org.axonframework.commandhandling.CommandHandler;
 import org.axonframework.deadline.DeadlineManager;
@@ -42,6 +43,7 @@ class Reservation {
   @AggregateIdentifier private String reservationId;
   private String userId;
   private List<ReservationLine> lines;
+  private AdmissionId admission;
   private Status status;
 
   Reservation() {}
@@ -78,35 +80,35 @@ class Reservation {
   /**
    * Confirms once; a repeat changes nothing; a released reservation cannot be confirmed.
    *
-   * @return the reservation's lines, which say where the gate holds it
+   * @return the admission the gate is to confirm, and where it holds it
    */
   @CommandHandler
-  List<ReservationLine> handle(ConfirmReservationCommand command) {
+  GateHold handle(ConfirmReservationCommand command) {
     if (status == Status.CONFIRMED) {
-      return lines;
+      return new GateHold(admission, lines);
     }
     if (status != Status.RESERVED) {
       throw new ReservationNotActiveException(reservationId, status);
     }
     apply(new StockConfirmed(reservationId, userId, lines, command.confirmedAt()));
-    return lines;
+    return new GateHold(admission, lines);
   }
 
   /**
    * Releases once; a repeat changes nothing; a confirmed reservation cannot be released.
    *
-   * @return the reservation's lines, which say where the gate holds it
+   * @return the admission the gate is to release, and where it holds it
    */
   @CommandHandler
-  List<ReservationLine> handle(ReleaseReservationCommand command) {
+  GateHold handle(ReleaseReservationCommand command) {
     if (status == Status.RELEASED) {
-      return lines;
+      return new GateHold(admission, lines);
     }
     if (status != Status.RESERVED) {
       throw new ReservationNotActiveException(reservationId, status);
     }
     apply(new StockReleased(reservationId, userId, lines, command.reason(), command.releasedAt()));
-    return lines;
+    return new GateHold(admission, lines);
   }
 
   /**
@@ -133,6 +135,7 @@ class Reservation {
     reservationId = event.reservationId();
     userId = event.userId();
     lines = event.lines();
+    admission = new AdmissionId(event.admissionSequence(), event.gateEpoch());
     status = Status.RESERVED;
   }
 

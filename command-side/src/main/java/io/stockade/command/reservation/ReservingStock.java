@@ -2,11 +2,11 @@ package io.stockade.command.reservation;
 
 import io.stockade.api.reservation.ReservationLine;
 import io.stockade.api.reservation.ReserveStockCommand;
-import io.stockade.api.reservation.StockReserved;
 import io.stockade.command.admission.Admission;
 import io.stockade.command.admission.AdmissionDecision;
 import io.stockade.command.admission.AdmissionGate;
 import io.stockade.command.admission.AdmissionGate.Withdrawal;
+import io.stockade.command.admission.AdmissionId;
 import io.stockade.command.admission.GateEpochChangedException;
 import java.time.Clock;
 import java.time.Duration;
@@ -15,8 +15,6 @@ import java.util.List;
 import org.axonframework.commandhandling.CommandMessage;
 import org.axonframework.commandhandling.GenericCommandMessage;
 import org.axonframework.commandhandling.gateway.CommandGateway;
-import org.axonframework.eventsourcing.eventstore.DomainEventStream;
-import org.axonframework.eventsourcing.eventstore.EventStore;
 import org.axonframework.modelling.command.AggregateStreamCreationException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,7 +32,7 @@ class ReservingStock {
   private final AdmissionGate gate;
   private final CommandGateway commands;
   private final CommitAttempts attempts;
-  private final EventStore events;
+  private final ReservationRecord stored;
   private final Clock clock;
   private final AdmissionMetrics metrics;
 
@@ -42,13 +40,13 @@ class ReservingStock {
       AdmissionGate gate,
       CommandGateway commands,
       CommitAttempts attempts,
-      EventStore events,
+      ReservationRecord stored,
       Clock clock,
       AdmissionMetrics metrics) {
     this.gate = gate;
     this.commands = commands;
     this.attempts = attempts;
-    this.events = events;
+    this.stored = stored;
     this.clock = clock;
     this.metrics = metrics;
   }
@@ -84,17 +82,19 @@ class ReservingStock {
               admitted.admittedAt(),
               admitted.expiresAt(),
               admitted.gateEpoch());
-      if (recorded || startsWith(reservationId, admitted.sequence(), admitted.gateEpoch())) {
+      if (recorded || startsWith(reservationId, admitted.admission())) {
         // Stored: by this request, or by a retry of it that got there first (the gate answered
         // the retry Duplicate, and it recorded the same admission).
-        gate.recorded(reservationId, admission.lines());
+        gate.recorded(reservationId, admitted.admission(), admission.lines());
       } else {
-        // The record holds another admission of this id (the gate forgot it after the retention):
-        // the id is being reused. Nothing of this admission was stored: its units go back.
+        // The record holds another admission of this id (the id reused by another user, whose
+        // admission lies in another bucket, or admitted anew after the gate forgot the first):
+        // nothing of this admission was stored; its units go back, and only its own.
         log.warn(
-            "Reservation id {} was admitted again after the gate forgot it; refused as reused ({})",
+            "Reservation id {} was admitted again while the record holds another admission of it;"
+                + " refused as reused ({})",
             reservationId,
-            gate.withdraw(reservationId, admitted.sequence(), admission.lines()));
+            gate.withdraw(reservationId, admitted.admission(), admission.lines()));
         return new AdmissionDecision.Reused();
       }
     } else if (decision instanceof AdmissionDecision.Duplicate duplicate && duplicate.recording()) {
@@ -107,8 +107,8 @@ class ReservingStock {
               duplicate.admittedAt(),
               duplicate.expiresAt(),
               duplicate.gateEpoch())
-          || startsWith(reservationId, duplicate.sequence(), duplicate.gateEpoch())) {
-        gate.recorded(reservationId, admission.lines());
+          || startsWith(reservationId, duplicate.admission())) {
+        gate.recorded(reservationId, duplicate.admission(), admission.lines());
       }
       // Otherwise the stream begins with the sweeper's tombstone: the sweeper, which must still
       // find the admission pending, gives its units back.
@@ -116,16 +116,9 @@ class ReservingStock {
     return decision;
   }
 
-  /** Whether the reservation's stream begins with the admission of that sequence and epoch. */
-  private boolean startsWith(String reservationId, long sequence, long gateEpoch) {
-    DomainEventStream stream = events.readEvents(reservationId);
-    if (!stream.hasNext()) {
-      return false;
-    }
-    Object first = stream.next().getPayload();
-    return first instanceof StockReserved reserved
-        && reserved.admissionSequence() == sequence
-        && reserved.gateEpoch() == gateEpoch;
+  /** Whether the reservation's stream begins with that admission. */
+  private boolean startsWith(String reservationId, AdmissionId admitted) {
+    return stored.admission(reservationId).filter(admitted::equals).isPresent();
   }
 
   /**
@@ -159,7 +152,10 @@ class ReservingStock {
       Withdrawal withdrawal =
           mayHaveCommitted
               ? null
-              : gate.withdraw(admission.reservationId(), sequence, admission.lines());
+              : gate.withdraw(
+                  admission.reservationId(),
+                  new AdmissionId(sequence, gateEpoch),
+                  admission.lines());
       if (e instanceof GateEpochChangedException rebuilt) {
         // Admitted by a gate since closed for a rebuild, which counts only what the record holds.
         log.info("Reservation {} not recorded: {}", admission.reservationId(), e.getMessage());

@@ -21,12 +21,13 @@ import org.springframework.data.redis.core.script.RedisScript;
 
 /**
  * Pins the admission gate against {@link GateModel}: for any sequence of register, reserve (and
- * retry), confirm, release and replenish steps, the Redis gate answers every step as the model does
- * (a retry is answered with the first admission's sequence and current state), and after every step
- * each SKU's counters and per-user holdings in Redis equal the model's and conserve stock: {@code
- * available + reserved + sold} is the initial stock plus the applied replenishments, and {@code
- * available} is never negative. Each try works on keys of its own, drawn from small pools so that
- * duplicates, reused ids, limits, sold-out SKUs and refused transitions happen often.
+ * retry), confirm, release (of the admission, or naming another admission of the id) and replenish
+ * steps, the Redis gate answers every step as the model does (a retry is answered with the first
+ * admission's sequence and current state), and after every step each SKU's counters and per-user
+ * holdings in Redis equal the model's and conserve stock: {@code available + reserved + sold} is
+ * the initial stock plus the applied replenishments, and {@code available} is never negative. Each
+ * try works on keys of its own, drawn from small pools so that duplicates, reused ids, limits,
+ * sold-out SKUs and refused transitions happen often.
  *
  * <p>The sequences are random but seeded: the seed is printed, and {@code -Dstockade.test.seed=...}
  * replays a run.
@@ -71,9 +72,13 @@ class GateAgreesWithModelTest {
   /** Sends the first content sent for that reservation again, lines reversed; if any. */
   record Retry(String reservation) implements Step {}
 
-  record Confirm(String reservation) implements Step {}
+  /**
+   * Confirms the reservation's admission; with {@code other}, names another admission of the id (as
+   * a repeat of an earlier reservation of that id would), which the gate must leave alone.
+   */
+  record Confirm(String reservation, boolean other) implements Step {}
 
-  record Release(String reservation) implements Step {}
+  record Release(String reservation, boolean other) implements Step {}
 
   record Replenish(String sku, String replenishment, long quantity) implements Step {}
 
@@ -104,8 +109,10 @@ class GateAgreesWithModelTest {
             "UnknownSku",
             "confirm DONE",
             "confirm NOT_ACTIVE",
+            "confirm OTHER_ADMISSION",
             "release DONE",
             "release NOT_ACTIVE",
+            "release OTHER_ADMISSION",
             "replenish DUPLICATE",
             "replenish CONFLICT");
   }
@@ -159,14 +166,16 @@ class GateAgreesWithModelTest {
     }
     if (step instanceof Confirm confirm) {
       String id = prefix + confirm.reservation();
-      AdmissionGate.Transition actual = gate.confirm(id, IN_ONE_PARTITION);
-      assertThat(actual).as("%s", step).isEqualTo(model.confirm(id));
+      AdmissionId named = named(model, id, confirm.other());
+      AdmissionGate.Transition actual = gate.confirm(id, named, IN_ONE_PARTITION);
+      assertThat(actual).as("%s", step).isEqualTo(model.confirm(id, named));
       return "confirm " + actual;
     }
     if (step instanceof Release release) {
       String id = prefix + release.reservation();
-      AdmissionGate.Transition actual = gate.release(id, IN_ONE_PARTITION, "CANCELLED");
-      assertThat(actual).as("%s", step).isEqualTo(model.release(id));
+      AdmissionId named = named(model, id, release.other());
+      AdmissionGate.Transition actual = gate.release(id, named, IN_ONE_PARTITION, "CANCELLED");
+      assertThat(actual).as("%s", step).isEqualTo(model.release(id, named));
       return "release " + actual;
     }
     Replenish replenish = (Replenish) step;
@@ -175,6 +184,21 @@ class GateAgreesWithModelTest {
     AdmissionGate.Replenishment actual = gate.replenish(sku, id, replenish.quantity());
     assertThat(actual).as("%s", step).isEqualTo(model.replenish(sku, id, replenish.quantity()));
     return "replenish " + actual;
+  }
+
+  /**
+   * The admission a step names: the reservation's (any, if it has none), or another one of its id:
+   * the same sequence in another epoch, or another sequence.
+   */
+  private AdmissionId named(GateModel model, String reservationId, boolean other) {
+    AdmissionId admitted =
+        model.admission(reservationId).orElse(new AdmissionId(1024, TestRedis.epoch(redis)));
+    if (!other) {
+      return admitted;
+    }
+    return admitted.sequence() % 2 == 0
+        ? new AdmissionId(admitted.sequence() + 1, admitted.gateEpoch())
+        : new AdmissionId(admitted.sequence(), admitted.gateEpoch() + 1);
   }
 
   /** One line per SKU in the order each first appears, quantities added, as the controller does. */
@@ -280,9 +304,9 @@ class GateAgreesWithModelTest {
       } else if (kind < 11) {
         steps.add(new Retry(reservation(random)));
       } else if (kind < 14) {
-        steps.add(new Confirm(reservation(random)));
+        steps.add(new Confirm(reservation(random), random.nextInt(5) == 0));
       } else if (kind < 17) {
-        steps.add(new Release(reservation(random)));
+        steps.add(new Release(reservation(random), random.nextInt(5) == 0));
       } else {
         steps.add(
             new Replenish(

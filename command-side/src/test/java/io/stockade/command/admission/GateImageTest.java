@@ -84,6 +84,9 @@ class GateImageTest {
     assertThat(rebuilt.fingerprint).isEqualTo(written.get("fingerprint"));
     assertThat(GateImage.recordedLines(rebuilt.lines)).isEqualTo(written.get("lines"));
     assertThat(String.valueOf(rebuilt.sequence)).isEqualTo(written.get("sequence"));
+    assertThat(String.valueOf(rebuilt.epoch))
+        .as("the admission's epoch, which every later step names")
+        .isEqualTo(written.get("epoch"));
     assertThat(String.valueOf(rebuilt.admittedAt.toEpochMilli()))
         .isEqualTo(written.get("admittedAt"));
     assertThat(String.valueOf(rebuilt.expiresAt.toEpochMilli()))

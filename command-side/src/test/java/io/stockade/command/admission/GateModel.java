@@ -142,10 +142,24 @@ final class GateModel {
     return new AdmissionDecision.Admitted(sequence, admission.now(), expiresAt, epoch);
   }
 
-  Transition confirm(String reservationId) {
+  /** The admission of the id the model holds, if any. */
+  Optional<AdmissionId> admission(String reservationId) {
+    return Optional.ofNullable(intents.get(reservationId))
+        .map(intent -> new AdmissionId(intent.sequence(), epoch));
+  }
+
+  /** Whether the intent is the admission named: same sequence, same epoch. */
+  private boolean named(Intent intent, AdmissionId admission) {
+    return intent.sequence() == admission.sequence() && epoch == admission.gateEpoch();
+  }
+
+  Transition confirm(String reservationId, AdmissionId admission) {
     Intent intent = intents.get(reservationId);
     if (intent == null) {
       return Transition.UNKNOWN;
+    }
+    if (!named(intent, admission)) {
+      return Transition.OTHER_ADMISSION;
     }
     switch (intent.state()) {
       case "CONFIRMED":
@@ -163,10 +177,13 @@ final class GateModel {
     }
   }
 
-  Transition release(String reservationId) {
+  Transition release(String reservationId, AdmissionId admission) {
     Intent intent = intents.get(reservationId);
     if (intent == null) {
       return Transition.UNKNOWN;
+    }
+    if (!named(intent, admission)) {
+      return Transition.OTHER_ADMISSION;
     }
     switch (intent.state()) {
       case "RELEASED":

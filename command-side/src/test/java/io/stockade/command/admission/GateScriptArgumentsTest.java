@@ -165,13 +165,29 @@ class GateScriptArgumentsTest {
                         fx -> replaceWithString(fx, fx.counters()))),
         Arguments.of(
             "transition: unknown target state",
-            (Fn) f -> transition(f, List.of("SOLD", "1000", lines(f), "CANCELLED"))),
+            (Fn)
+                f ->
+                    transition(
+                        f,
+                        List.of(
+                            "SOLD",
+                            sequence(f),
+                            admissionEpoch(f),
+                            "1000",
+                            lines(f),
+                            "CANCELLED"))),
         Arguments.of(
             "transition: zero retention",
-            (Fn) f -> transition(f, List.of("CONFIRMED", "0", lines(f)))),
+            (Fn)
+                f ->
+                    transition(
+                        f, List.of("CONFIRMED", sequence(f), admissionEpoch(f), "0", lines(f)))),
         Arguments.of(
             "transition: non-numeric retention",
-            (Fn) f -> transition(f, List.of("CONFIRMED", "x", lines(f)))),
+            (Fn)
+                f ->
+                    transition(
+                        f, List.of("CONFIRMED", sequence(f), admissionEpoch(f), "x", lines(f)))),
         Arguments.of(
             "transition: a key missing",
             (Fn)
@@ -179,7 +195,7 @@ class GateScriptArgumentsTest {
                     new Call(
                         "transition",
                         List.of(f.intent(), f.counters()),
-                        List.of("CONFIRMED", "1000", lines(f)))),
+                        List.of("CONFIRMED", sequence(f), admissionEpoch(f), "1000", lines(f)))),
         Arguments.of(
             "transition: counters of the wrong type",
             (Fn)
@@ -187,14 +203,27 @@ class GateScriptArgumentsTest {
                     new Call(
                         "transition",
                         transitionKeys(f),
-                        List.of("CONFIRMED", "1000", lines(f)),
+                        List.of("CONFIRMED", sequence(f), admissionEpoch(f), "1000", lines(f)),
                         fx -> replaceWithString(fx, fx.counters()))),
         Arguments.of(
             "transition: lower-case reason",
-            (Fn) f -> transition(f, List.of("RELEASED", "1000", lines(f), "cancelled"))),
+            (Fn)
+                f ->
+                    transition(
+                        f,
+                        List.of(
+                            "RELEASED",
+                            sequence(f),
+                            admissionEpoch(f),
+                            "1000",
+                            lines(f),
+                            "cancelled"))),
         Arguments.of(
             "transition: release without a reason",
-            (Fn) f -> transition(f, List.of("RELEASED", "1000", lines(f)))),
+            (Fn)
+                f ->
+                    transition(
+                        f, List.of("RELEASED", sequence(f), admissionEpoch(f), "1000", lines(f)))),
         Arguments.of(
             "transition: holders of the wrong type",
             (Fn)
@@ -202,14 +231,25 @@ class GateScriptArgumentsTest {
                     new Call(
                         "transition",
                         transitionKeys(f),
-                        List.of("RELEASED", "1000", lines(f), "CANCELLED"),
+                        List.of(
+                            "RELEASED",
+                            sequence(f),
+                            admissionEpoch(f),
+                            "1000",
+                            lines(f),
+                            "CANCELLED"),
                         fx -> replaceWithString(fx, fx.holders()))),
         Arguments.of(
             "withdraw: non-numeric sequence",
-            (Fn) f -> new Call("withdraw", withdrawKeys(f), List.of("x", lines(f)))),
+            (Fn)
+                f ->
+                    new Call(
+                        "withdraw", withdrawKeys(f), List.of("x", admissionEpoch(f), lines(f)))),
         Arguments.of(
             "withdraw: lines missing",
-            (Fn) f -> new Call("withdraw", withdrawKeys(f), List.of(sequence(f)))),
+            (Fn)
+                f ->
+                    new Call("withdraw", withdrawKeys(f), List.of(sequence(f), admissionEpoch(f)))),
         Arguments.of(
             "withdraw: a key missing",
             (Fn)
@@ -217,7 +257,7 @@ class GateScriptArgumentsTest {
                     new Call(
                         "withdraw",
                         List.of(f.intent(), TestRedis.PARTITION.pending(), f.counters()),
-                        List.of(sequence(f), lines(f)))),
+                        List.of(sequence(f), admissionEpoch(f), lines(f)))),
         Arguments.of(
             "withdraw: counters of the wrong type",
             (Fn)
@@ -225,8 +265,42 @@ class GateScriptArgumentsTest {
                     new Call(
                         "withdraw",
                         withdrawKeys(f),
-                        List.of(sequence(f), lines(f)),
+                        List.of(sequence(f), admissionEpoch(f), lines(f)),
                         fx -> replaceWithString(fx, fx.counters()))),
+        Arguments.of(
+            "transition: non-numeric sequence",
+            (Fn)
+                f -> transition(f, List.of("CONFIRMED", "x", admissionEpoch(f), "1000", lines(f)))),
+        Arguments.of(
+            "transition: non-numeric admission epoch",
+            (Fn) f -> transition(f, List.of("CONFIRMED", sequence(f), "x", "1000", lines(f)))),
+        Arguments.of(
+            "transition: admission epoch missing",
+            (Fn) f -> transition(f, List.of("CONFIRMED", sequence(f)))),
+        Arguments.of(
+            "withdraw: non-numeric admission epoch",
+            (Fn) f -> new Call("withdraw", withdrawKeys(f), List.of(sequence(f), "1.5", lines(f)))),
+        Arguments.of(
+            "recorded: non-numeric sequence",
+            (Fn) f -> new Call("recorded", recordedKeys(f), List.of("x", admissionEpoch(f)))),
+        Arguments.of(
+            "recorded: admission epoch missing",
+            (Fn) f -> new Call("recorded", recordedKeys(f), List.of(sequence(f)))),
+        Arguments.of(
+            "recorded: the pending list missing",
+            (Fn)
+                f ->
+                    new Call(
+                        "recorded", List.of(f.intent()), List.of(sequence(f), admissionEpoch(f)))),
+        Arguments.of(
+            "recorded: intent of the wrong type",
+            (Fn)
+                f ->
+                    new Call(
+                        "recorded",
+                        List.of(f.fresh(), TestRedis.PARTITION.pending()),
+                        List.of(sequence(f), admissionEpoch(f)),
+                        fx -> fx.redis().opsForList().leftPush(fx.fresh(), "x"))),
         Arguments.of(
             "transfer: no mode", (Fn) f -> new Call("transfer", transferKeys(f), List.of())),
         Arguments.of(
@@ -302,6 +376,7 @@ class GateScriptArgumentsTest {
             fixture.replenishments(),
             fixture.intent(),
             fixture.fresh(),
+            TestRedis.PARTITION.pending(),
             TestRedis.PARTITION.transfers());
     Map<String, String> before = GateKeyDump.of(redis, keys);
     // The gate's marker and epoch come first in every call.
@@ -362,6 +437,15 @@ class GateScriptArgumentsTest {
 
   private static List<String> withdrawKeys(Fixture f) {
     return List.of(f.intent(), TestRedis.PARTITION.pending(), f.counters(), f.holders());
+  }
+
+  private static List<String> recordedKeys(Fixture f) {
+    return List.of(f.intent(), TestRedis.PARTITION.pending());
+  }
+
+  /** The gate epoch of the fixture's reservation's admission. */
+  private static String admissionEpoch(Fixture f) {
+    return String.valueOf(f.redis().opsForHash().get(f.intent(), "epoch"));
   }
 
   /** The admission sequence of the fixture's reservation. */

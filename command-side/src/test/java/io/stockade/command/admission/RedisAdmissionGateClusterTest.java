@@ -138,11 +138,13 @@ class RedisAdmissionGateClusterTest {
     assertThat(pendingOf("O-" + run)).hasSize(3);
     assertThat(available(skus)).containsExactly(4L, 3L, 2L);
 
-    gate.recorded("O-" + run, lines);
+    gate.recorded("O-" + run, admitted.admission(), lines);
     assertThat(pendingOf("O-" + run)).isEmpty();
-    assertThat(gate.confirm("O-" + run, lines)).isEqualTo(Transition.DONE);
-    assertThat(gate.confirm("O-" + run, lines)).isEqualTo(Transition.ALREADY_DONE);
-    assertThat(gate.release("O-" + run, lines, "CANCELLED")).isEqualTo(Transition.NOT_ACTIVE);
+    assertThat(gate.confirm("O-" + run, admitted.admission(), lines)).isEqualTo(Transition.DONE);
+    assertThat(gate.confirm("O-" + run, admitted.admission(), lines))
+        .isEqualTo(Transition.ALREADY_DONE);
+    assertThat(gate.release("O-" + run, admitted.admission(), lines, "CANCELLED"))
+        .isEqualTo(Transition.NOT_ACTIVE);
     assertThat(countersOf(skus).values())
         .extracting(counters -> counters.get("sold"))
         .containsExactly("1", "2", "3");
@@ -155,9 +157,12 @@ class RedisAdmissionGateClusterTest {
       gate.register(sku, 5, 2, 1);
     }
     List<ReservationLine> lines = List.of(line(skus.get(0), 2), line(skus.get(2), 1));
-    gate.reserve(new Admission("O-" + run, "u-1", lines, HOLD, NOW));
+    AdmissionDecision.Admitted admitted =
+        (AdmissionDecision.Admitted)
+            gate.reserve(new Admission("O-" + run, "u-1", lines, HOLD, NOW));
 
-    assertThat(gate.release("O-" + run, lines, "EXPIRED")).isEqualTo(Transition.DONE);
+    assertThat(gate.release("O-" + run, admitted.admission(), lines, "EXPIRED"))
+        .isEqualTo(Transition.DONE);
 
     assertThat(available(skus)).containsExactly(5L, 5L, 5L);
     assertThat(redis.opsForHash().get(LAYOUT.holders(skus.get(0)), "u-1")).isNull();
@@ -180,7 +185,7 @@ class RedisAdmissionGateClusterTest {
         (AdmissionDecision.Admitted)
             gate.reserve(new Admission("O-" + run, "u-1", lines, HOLD, NOW));
 
-    assertThat(gate.withdraw("O-" + run, admitted.sequence(), lines))
+    assertThat(gate.withdraw("O-" + run, admitted.admission(), lines))
         .isEqualTo(Withdrawal.WITHDRAWN);
 
     assertThat(available(skus)).containsExactly(5L, 5L, 5L);
@@ -298,7 +303,12 @@ class RedisAdmissionGateClusterTest {
     assertThat(gate.reserve(admission("O-" + run + "-2", "u-2", line(hot, 2))))
         .as("one unit left in all the buckets together")
         .isEqualTo(new AdmissionDecision.Insufficient(hot, 0));
-    assertThat(gate.release("O-" + run, List.of(line(hot, 8)), "CANCELLED"))
+    assertThat(
+            gate.release(
+                "O-" + run,
+                ((AdmissionDecision.Admitted) decision).admission(),
+                List.of(line(hot, 8)),
+                "CANCELLED"))
         .isEqualTo(Transition.DONE);
     assertThat(bucketTotals(hot, buckets))
         .containsEntry("available", 9L)

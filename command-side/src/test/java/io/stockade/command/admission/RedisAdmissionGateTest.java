@@ -113,10 +113,11 @@ class RedisAdmissionGateTest {
   void confirmTurnsReservedIntoSoldOnceAndKeepsTheAllowanceTaken() {
     String sku = sku("confirm");
     gate.register(sku, 10, 3, 1);
-    gate.reserve(admission("O-" + run, "u-1", line(sku, 2)));
+    AdmissionId admitted = admitted(admission("O-" + run, "u-1", line(sku, 2)));
 
-    assertThat(gate.confirm("O-" + run, IN_ONE_PARTITION)).isEqualTo(Transition.DONE);
-    assertThat(gate.confirm("O-" + run, IN_ONE_PARTITION)).isEqualTo(Transition.ALREADY_DONE);
+    assertThat(gate.confirm("O-" + run, admitted, IN_ONE_PARTITION)).isEqualTo(Transition.DONE);
+    assertThat(gate.confirm("O-" + run, admitted, IN_ONE_PARTITION))
+        .isEqualTo(Transition.ALREADY_DONE);
 
     assertThat(counters(sku))
         .containsEntry("available", "8")
@@ -124,7 +125,7 @@ class RedisAdmissionGateTest {
         .containsEntry("sold", "2");
     assertThat(gate.reserve(admission("O-" + run + "-2", "u-1", line(sku, 2))))
         .isEqualTo(new AdmissionDecision.LimitExceeded(sku, 0, 3, 2));
-    assertThat(gate.release("O-" + run, IN_ONE_PARTITION, "CANCELLED"))
+    assertThat(gate.release("O-" + run, admitted, IN_ONE_PARTITION, "CANCELLED"))
         .isEqualTo(Transition.NOT_ACTIVE);
     assertThat(counters(sku)).containsEntry("sold", "2").containsEntry("available", "8");
   }
@@ -133,10 +134,11 @@ class RedisAdmissionGateTest {
   void releaseReturnsUnitsAndTheAllowanceOnce() {
     String sku = sku("release");
     gate.register(sku, 10, 2, 1);
-    gate.reserve(admission("O-" + run, "u-1", line(sku, 2)));
+    AdmissionId admitted = admitted(admission("O-" + run, "u-1", line(sku, 2)));
 
-    assertThat(gate.release("O-" + run, IN_ONE_PARTITION, "EXPIRED")).isEqualTo(Transition.DONE);
-    assertThat(gate.release("O-" + run, IN_ONE_PARTITION, "EXPIRED"))
+    assertThat(gate.release("O-" + run, admitted, IN_ONE_PARTITION, "EXPIRED"))
+        .isEqualTo(Transition.DONE);
+    assertThat(gate.release("O-" + run, admitted, IN_ONE_PARTITION, "EXPIRED"))
         .isEqualTo(Transition.ALREADY_DONE);
 
     assertThat(counters(sku))
@@ -146,7 +148,8 @@ class RedisAdmissionGateTest {
     assertThat(redis.opsForHash().get(TestRedis.PARTITION.intent("O-" + run), "reason"))
         .isEqualTo("EXPIRED");
     assertThat(redis.opsForHash().hasKey(TestRedis.LAYOUT.holders(sku), "u-1")).isFalse();
-    assertThat(gate.confirm("O-" + run, IN_ONE_PARTITION)).isEqualTo(Transition.NOT_ACTIVE);
+    assertThat(gate.confirm("O-" + run, admitted, IN_ONE_PARTITION))
+        .isEqualTo(Transition.NOT_ACTIVE);
     assertThat(gate.reserve(admission("O-" + run + "-2", "u-1", line(sku, 2))))
         .isInstanceOf(AdmissionDecision.Admitted.class);
   }
@@ -161,13 +164,24 @@ class RedisAdmissionGateTest {
     AdmissionDecision.Duplicate retry = (AdmissionDecision.Duplicate) gate.reserve(admission);
     assertThat(retry.recording()).isTrue();
 
-    assertThat(gate.withdraw("O-" + run, admitted.sequence() + 1, IN_ONE_PARTITION))
+    assertThat(
+            gate.withdraw(
+                "O-" + run,
+                new AdmissionId(admitted.sequence() + 1, admitted.gateEpoch()),
+                IN_ONE_PARTITION))
         .as("another admission of the id")
-        .isEqualTo(AdmissionGate.Withdrawal.NOT_WITHDRAWN);
-    assertThat(gate.withdraw("O-" + run, admitted.sequence(), IN_ONE_PARTITION))
+        .isEqualTo(AdmissionGate.Withdrawal.OTHER_ADMISSION);
+    assertThat(
+            gate.withdraw(
+                "O-" + run,
+                new AdmissionId(admitted.sequence(), admitted.gateEpoch() + 1),
+                IN_ONE_PARTITION))
+        .as("an admission of another epoch")
+        .isEqualTo(AdmissionGate.Withdrawal.OTHER_ADMISSION);
+    assertThat(gate.withdraw("O-" + run, admitted.admission(), IN_ONE_PARTITION))
         .isEqualTo(AdmissionGate.Withdrawal.OTHERS_RECORDING);
     assertThat(counters(sku)).containsEntry("available", "3");
-    assertThat(gate.withdraw("O-" + run, admitted.sequence(), IN_ONE_PARTITION))
+    assertThat(gate.withdraw("O-" + run, admitted.admission(), IN_ONE_PARTITION))
         .isEqualTo(AdmissionGate.Withdrawal.WITHDRAWN);
 
     assertThat(counters(sku)).containsEntry("available", "5").containsEntry("reserved", "0");
@@ -178,7 +192,7 @@ class RedisAdmissionGateTest {
                 .opsForZSet()
                 .score(TestRedis.PARTITION.pending(), TestRedis.PARTITION.intent("O-" + run)))
         .isNull();
-    assertThat(gate.withdraw("O-" + run, admitted.sequence(), IN_ONE_PARTITION))
+    assertThat(gate.withdraw("O-" + run, admitted.admission(), IN_ONE_PARTITION))
         .isEqualTo(AdmissionGate.Withdrawal.UNKNOWN);
     assertThat(gate.reserve(admission))
         .as("a retry after the withdrawal is a fresh admission")
@@ -191,14 +205,14 @@ class RedisAdmissionGateTest {
     gate.register(sku, 5, null, 1);
     AdmissionDecision.Admitted recorded =
         (AdmissionDecision.Admitted) gate.reserve(admission("O-" + run, "u-1", line(sku, 1)));
-    gate.recorded("O-" + run, IN_ONE_PARTITION);
+    gate.recorded("O-" + run, recorded.admission(), IN_ONE_PARTITION);
     AdmissionDecision.Admitted released =
         (AdmissionDecision.Admitted) gate.reserve(admission("P-" + run, "u-1", line(sku, 1)));
-    gate.release("P-" + run, IN_ONE_PARTITION, "CANCELLED");
+    gate.release("P-" + run, released.admission(), IN_ONE_PARTITION, "CANCELLED");
 
-    assertThat(gate.withdraw("O-" + run, recorded.sequence(), IN_ONE_PARTITION))
+    assertThat(gate.withdraw("O-" + run, recorded.admission(), IN_ONE_PARTITION))
         .isEqualTo(AdmissionGate.Withdrawal.NOT_WITHDRAWN);
-    assertThat(gate.withdraw("P-" + run, released.sequence(), IN_ONE_PARTITION))
+    assertThat(gate.withdraw("P-" + run, released.admission(), IN_ONE_PARTITION))
         .isEqualTo(AdmissionGate.Withdrawal.NOT_WITHDRAWN);
     assertThat(counters(sku)).containsEntry("available", "4").containsEntry("reserved", "1");
     assertThat(
@@ -210,8 +224,9 @@ class RedisAdmissionGateTest {
 
   @Test
   void unknownReservationsCannotBeConfirmedOrReleased() {
-    assertThat(gate.confirm("nope-" + run, IN_ONE_PARTITION)).isEqualTo(Transition.UNKNOWN);
-    assertThat(gate.release("nope-" + run, IN_ONE_PARTITION, "CANCELLED"))
+    AdmissionId any = new AdmissionId(1024, TestRedis.epoch(redis));
+    assertThat(gate.confirm("nope-" + run, any, IN_ONE_PARTITION)).isEqualTo(Transition.UNKNOWN);
+    assertThat(gate.release("nope-" + run, any, IN_ONE_PARTITION, "CANCELLED"))
         .isEqualTo(Transition.UNKNOWN);
   }
 
@@ -220,11 +235,11 @@ class RedisAdmissionGateTest {
     String sku = sku("retention");
     gate.register(sku, 10, null, 1);
     gate.reserve(admission("O-" + run + "-live", "u-1", line(sku, 1)));
-    gate.reserve(admission("O-" + run + "-sold", "u-1", line(sku, 1)));
-    gate.reserve(admission("O-" + run + "-gone", "u-1", line(sku, 1)));
+    AdmissionId sold = admitted(admission("O-" + run + "-sold", "u-1", line(sku, 1)));
+    AdmissionId gone = admitted(admission("O-" + run + "-gone", "u-1", line(sku, 1)));
 
-    gate.confirm("O-" + run + "-sold", IN_ONE_PARTITION);
-    gate.release("O-" + run + "-gone", IN_ONE_PARTITION, "CANCELLED");
+    gate.confirm("O-" + run + "-sold", sold, IN_ONE_PARTITION);
+    gate.release("O-" + run + "-gone", gone, IN_ONE_PARTITION, "CANCELLED");
 
     assertThat(ttl("O-" + run + "-live")).isEqualTo(-1);
     assertThat(ttl("O-" + run + "-sold")).isPositive().isLessThanOrEqualTo(RETENTION.toMillis());
@@ -279,8 +294,9 @@ class RedisAdmissionGateTest {
       RedisAdmissionGate ownGate = TestRedis.gate(template, RETENTION);
       String sku = sku("restart");
       ownGate.register(sku, 5, null, 1);
-      assertThat(ownGate.reserve(admission("O-" + run, "u-1", line(sku, 1))))
-          .isInstanceOf(AdmissionDecision.Admitted.class);
+      AdmissionDecision first = ownGate.reserve(admission("O-" + run, "u-1", line(sku, 1)));
+      assertThat(first).isInstanceOf(AdmissionDecision.Admitted.class);
+      AdmissionId admitted = ((AdmissionDecision.Admitted) first).admission();
 
       own.stop();
       AdmissionDecision whileDown =
@@ -288,7 +304,8 @@ class RedisAdmissionGateTest {
               Duration.ofSeconds(20),
               () -> ownGate.reserve(admission("O-" + run + "-2", "u-1", line(sku, 1))));
       assertThat(whileDown).isInstanceOf(AdmissionDecision.Unavailable.class);
-      assertThat(ownGate.confirm("O-" + run, IN_ONE_PARTITION)).isEqualTo(Transition.UNAVAILABLE);
+      assertThat(ownGate.confirm("O-" + run, admitted, IN_ONE_PARTITION))
+          .isEqualTo(Transition.UNAVAILABLE);
 
       own.start();
       // A restarted Redis has an empty script cache; its data came back from the AOF. The
@@ -351,6 +368,13 @@ class RedisAdmissionGateTest {
 
   private String sku(String name) {
     return name + "-" + run;
+  }
+
+  /** Admits it, which the test expects; the admission the gate's later steps name. */
+  private AdmissionId admitted(Admission admission) {
+    AdmissionDecision decision = gate.reserve(admission);
+    assertThat(decision).isInstanceOf(AdmissionDecision.Admitted.class);
+    return ((AdmissionDecision.Admitted) decision).admission();
   }
 
   private static Admission admission(String id, String user, ReservationLine... lines) {

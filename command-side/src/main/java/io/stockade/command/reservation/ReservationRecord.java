@@ -1,0 +1,33 @@
+package io.stockade.command.reservation;
+
+import io.stockade.api.reservation.StockReserved;
+import io.stockade.command.admission.AdmissionId;
+import java.util.Optional;
+import org.axonframework.eventsourcing.eventstore.DomainEventStream;
+import org.axonframework.eventsourcing.eventstore.EventStore;
+import org.springframework.stereotype.Component;
+
+/** What the event store holds of a reservation's start: which admission of its id it recorded. */
+@Component
+class ReservationRecord {
+
+  private final EventStore events;
+
+  ReservationRecord(EventStore events) {
+    this.events = events;
+  }
+
+  /** The first event of the reservation's stream: its StockReserved, or the sweeper's tombstone. */
+  Optional<Object> first(String reservationId) {
+    DomainEventStream stream = events.readEvents(reservationId);
+    return stream.hasNext() ? Optional.of(stream.next().getPayload()) : Optional.empty();
+  }
+
+  /** The admission the reservation's StockReserved records, if it has one. */
+  Optional<AdmissionId> admission(String reservationId) {
+    return first(reservationId)
+        .filter(StockReserved.class::isInstance)
+        .map(StockReserved.class::cast)
+        .map(reserved -> new AdmissionId(reserved.admissionSequence(), reserved.gateEpoch()));
+  }
+}
