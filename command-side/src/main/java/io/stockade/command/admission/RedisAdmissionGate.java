@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -251,24 +252,12 @@ class RedisAdmissionGate implements AdmissionGate {
     long missing = wanted - number(target.counters(skuId), "available");
     for (int step = 1; step < placement.size() && missing > 0; step++) {
       Partition source = placement.get((own + step) % placement.size());
-      List<Object> out =
-          run(
-              session,
-              source,
-              TRANSFER,
-              List.of(source.counters(skuId), source.transfers()),
-              "OUT",
-              UUID.randomUUID().toString(),
-              skuId,
-              target.index(),
-              missing,
-              Instant.now().toEpochMilli());
-      if (code(out) != 1) {
+      String member = moveOut(session, skuId, source, target, missing);
+      if (member == null) {
         continue;
       }
-      long moved = number(out, 1);
-      finishTransfer(session, String.valueOf(out.get(2)), source);
-      missing -= moved;
+      settle(session, source, member);
+      missing -= Long.parseLong(member.substring(member.lastIndexOf(' ') + 1));
     }
     return missing <= 0 || total(skuId, placement) >= wanted;
   }
@@ -314,8 +303,53 @@ class RedisAdmissionGate implements AdmissionGate {
     return field == null ? 0 : Long.parseLong(field.toString());
   }
 
-  /** The steps of a transfer after OUT: into the target, done in the source, forgotten. */
-  private void finishTransfer(GateSession session, String member, Partition source) {
+  /**
+   * Begins a move: takes up to {@code units} available units of the SKU out of its bucket in {@code
+   * source}, on their way to its bucket in {@code target}.
+   *
+   * @return the move as the source lists it until it is done, or null when the source has no unit
+   */
+  String moveOut(
+      GateSession session, String skuId, Partition source, Partition target, long units) {
+    List<Object> out =
+        run(
+            session,
+            source,
+            TRANSFER,
+            List.of(source.counters(skuId), source.transfers()),
+            "OUT",
+            UUID.randomUUID().toString(),
+            skuId,
+            target.index(),
+            units,
+            Instant.now().toEpochMilli());
+    return code(out) == 1 ? String.valueOf(out.get(2)) : null;
+  }
+
+  /** The moves out of {@code source} begun at least {@code bound} ago and not known to be done. */
+  List<String> movesLeft(GateSession session, Partition source, Duration bound) {
+    Set<String> members;
+    try {
+      members =
+          session
+              .redis()
+              .opsForZSet()
+              .rangeByScore(
+                  source.transfers(),
+                  Double.NEGATIVE_INFINITY,
+                  Instant.now().minus(bound).toEpochMilli());
+    } catch (DataAccessException e) {
+      sessions.lost(session);
+      throw e;
+    }
+    return members == null ? List.of() : List.copyOf(members);
+  }
+
+  /**
+   * The steps of a move after OUT: into the target, done in the source, forgotten. They run in the
+   * session the move was found in: a gate rebuilt since has counted the move's units afresh.
+   */
+  void settle(GateSession session, Partition source, String member) {
     String[] transfer = member.split(" ");
     String id = transfer[0];
     String skuId = transfer[1];
@@ -340,19 +374,12 @@ class RedisAdmissionGate implements AdmissionGate {
   }
 
   @Override
-  public int settleTransfers(Instant cutoff) {
+  public int settleTransfers(Duration bound) {
     int settled = 0;
     GateSession session = session();
     for (Partition source : layout.partitions()) {
-      Set<String> members =
-          read(
-              redis ->
-                  redis
-                      .opsForZSet()
-                      .rangeByScore(
-                          source.transfers(), Double.NEGATIVE_INFINITY, cutoff.toEpochMilli()));
-      for (String member : members == null ? Set.<String>of() : members) {
-        finishTransfer(session, member, source);
+      for (String member : movesLeft(session, source, bound)) {
+        settle(session, source, member);
         settled++;
       }
     }
