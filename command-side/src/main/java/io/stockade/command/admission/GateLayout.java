@@ -227,6 +227,11 @@ final class GateLayout {
       return prefix() + "gate:moves-out";
     }
 
+    /** Hash of the same moves as {@link #transfers()}, by move id. */
+    String transferIds() {
+      return prefix() + "gate:moves-out-ids";
+    }
+
     /**
      * Hash of the moves into this partition's buckets, by move id: {@code "EXPECTED <skuId> <units
      * at most>"} until their units arrive, then {@code "APPLIED <skuId> <units>"} until the source

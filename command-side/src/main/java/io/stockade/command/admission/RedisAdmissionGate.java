@@ -330,7 +330,8 @@ class RedisAdmissionGate implements AdmissionGate {
             List.of(target.counters(skuId), target.transfersIn(), target.transferSequence()),
             "EXPECT",
             skuId,
-            units);
+            units,
+            target.index());
     if (code(expected) != MOVE_EXPECTED) {
       return null;
     }
@@ -340,7 +341,7 @@ class RedisAdmissionGate implements AdmissionGate {
             session,
             source,
             TRANSFER,
-            List.of(source.counters(skuId), source.transfers()),
+            List.of(source.counters(skuId), source.transfers(), source.transferIds()),
             "OUT",
             id,
             skuId,
@@ -400,16 +401,17 @@ class RedisAdmissionGate implements AdmissionGate {
       log.warn("Move {} cannot arrive: no counters of {} in partition {}", id, skuId, target.tag());
       return false;
     }
-    // APPLIED or ALREADY: the units are there. GONE: the move was applied and forgotten, which
-    // the target does only once the source is done with it.
+    // APPLIED or ALREADY: the units are there, the source is done with them. GONE: the target
+    // forgot the move once the source was done with it; a source that lists it still took its
+    // units again for an OUT repeated since (a client's retry), and they go back.
     boolean done =
         code(
                 run(
                     session,
                     source,
                     TRANSFER,
-                    List.of(source.counters(skuId), source.transfers()),
-                    "DONE",
+                    List.of(source.counters(skuId), source.transfers(), source.transferIds()),
+                    in == MOVE_GONE ? "BACK" : "DONE",
                     member))
             == DONE;
     if (in != MOVE_GONE) {

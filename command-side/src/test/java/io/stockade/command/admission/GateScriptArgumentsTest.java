@@ -244,10 +244,10 @@ class GateScriptArgumentsTest {
                         "transfer", transferKeys(f), List.of("OUT", "7 1", f.sku(), "1", "2"))),
         Arguments.of(
             "transfer: EXPECT of zero units",
-            (Fn) f -> new Call("transfer", expectKeys(f), List.of("EXPECT", f.sku(), "0"))),
+            (Fn) f -> new Call("transfer", expectKeys(f), List.of("EXPECT", f.sku(), "0", "0"))),
         Arguments.of(
             "transfer: EXPECT without the move sequence",
-            (Fn) f -> new Call("transfer", inKeys(f), List.of("EXPECT", f.sku(), "2"))),
+            (Fn) f -> new Call("transfer", inKeys(f), List.of("EXPECT", f.sku(), "2", "0"))),
         Arguments.of(
             "transfer: IN of non-numeric units",
             (Fn) f -> new Call("transfer", inKeys(f), List.of("IN", "7", f.sku(), "two"))),
@@ -347,6 +347,7 @@ class GateScriptArgumentsTest {
             fixture.intent(),
             fixture.fresh(),
             TestRedis.PARTITION.transfers(),
+            TestRedis.PARTITION.transferIds(),
             TestRedis.PARTITION.transfersIn(),
             TestRedis.PARTITION.transferSequence());
     Map<String, String> before = GateKeyDump.of(redis, keys);
@@ -416,7 +417,8 @@ class GateScriptArgumentsTest {
   }
 
   private static List<String> transferKeys(Fixture f) {
-    return List.of(f.counters(), TestRedis.PARTITION.transfers());
+    return List.of(
+        f.counters(), TestRedis.PARTITION.transfers(), TestRedis.PARTITION.transferIds());
   }
 
   private static List<String> inKeys(Fixture f) {

@@ -40,15 +40,44 @@ class TransferScriptTest {
 
     assertThat(in(id, 5)).isEqualTo(1L);
     assertThat(in(id, 5)).as("applied before").isEqualTo(2L);
-    assertThat(call("DONE", List.of(source, PARTITION.transfers()), member)).containsExactly(1L);
+    assertThat(call("DONE", outKeys(), member)).containsExactly(1L);
     assertThat(call("FORGET", List.of(PARTITION.transfersIn()), id)).containsExactly(1L);
     assertThat(in(id, 5)).as("replayed after the move was settled: gone").isEqualTo(3L);
-    assertThat(call("DONE", List.of(source, PARTITION.transfers()), member)).containsExactly(2L);
+    assertThat(call("DONE", outKeys(), member)).containsExactly(2L);
 
     assertThat(available(target)).isEqualTo(15);
     assertThat(available(source)).isEqualTo(5);
     assertThat(redis.opsForHash().get(source, "outgoing")).isEqualTo("0");
     assertThat(redis.opsForHash().hasKey(PARTITION.transfersIn(), id)).isFalse();
+  }
+
+  @Test
+  void anOutRepeatedWhileTheMoveIsPendingTakesOnce() {
+    String id = expect(4);
+    String member = out(id, 4);
+
+    assertThat(out(id, 4)).isEqualTo(member);
+
+    assertThat(available(source)).isEqualTo(6);
+    assertThat(redis.opsForHash().get(source, "outgoing")).isEqualTo("4");
+  }
+
+  @Test
+  void anOutRepeatedAfterTheMoveWasDoneGivesItsUnitsBack() {
+    String id = expect(5);
+    String member = out(id, 5);
+    assertThat(in(id, 5)).isEqualTo(1L);
+    assertThat(call("DONE", outKeys(), member)).containsExactly(1L);
+    assertThat(call("FORGET", List.of(PARTITION.transfersIn()), id)).containsExactly(1L);
+    String repeated = out(id, 5);
+
+    assertThat(in(id, 5)).isEqualTo(3L);
+    assertThat(call("BACK", outKeys(), repeated)).containsExactly(1L);
+    assertThat(call("BACK", outKeys(), repeated)).containsExactly(2L);
+
+    assertThat(available(source)).isEqualTo(5);
+    assertThat(redis.opsForHash().get(source, "outgoing")).isEqualTo("0");
+    assertThat(available(target)).isEqualTo(15);
   }
 
   @Test
@@ -76,7 +105,8 @@ class TransferScriptTest {
     String first = expect(1);
     String second = expect(1);
 
-    assertThat(Long.parseLong(second)).isGreaterThan(Long.parseLong(first));
+    assertThat(first).startsWith(PARTITION.index() + ".");
+    assertThat(second).startsWith(PARTITION.index() + ".").isNotEqualTo(first);
     assertThat(redis.opsForHash().get(PARTITION.transfersIn(), second))
         .isEqualTo("EXPECTED " + sku + " 1");
   }
@@ -102,22 +132,21 @@ class TransferScriptTest {
             "EXPECT",
             List.of(target, PARTITION.transfersIn(), PARTITION.transferSequence()),
             sku,
-            String.valueOf(units));
+            String.valueOf(units),
+            String.valueOf(PARTITION.index()));
     assertThat(reply.get(0)).isEqualTo(1L);
     return reply.get(1).toString();
   }
 
   private String out(String id, long units) {
     List<Object> reply =
-        call(
-            "OUT",
-            List.of(source, PARTITION.transfers()),
-            id,
-            sku,
-            String.valueOf(PARTITION.index()),
-            String.valueOf(units));
+        call("OUT", outKeys(), id, sku, String.valueOf(PARTITION.index()), String.valueOf(units));
     assertThat(reply.get(0)).isEqualTo(1L);
     return reply.get(2).toString();
+  }
+
+  private List<String> outKeys() {
+    return List.of(source, PARTITION.transfers(), PARTITION.transferIds());
   }
 
   private long in(String id, long units) {
