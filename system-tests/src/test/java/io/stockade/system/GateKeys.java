@@ -134,7 +134,7 @@ final class GateKeys implements AutoCloseable {
           onMaster(
               master,
               redis ->
-                  scan(redis, "stockade:{*}:gate:transfers").stream()
+                  scan(redis, "stockade:{*}:gate:moves-out").stream()
                       .mapToLong(redis::zcard)
                       .sum());
     }

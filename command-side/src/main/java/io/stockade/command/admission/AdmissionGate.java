@@ -1,6 +1,7 @@
 package io.stockade.command.admission;
 
 import io.stockade.api.reservation.ReservationLine;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -105,13 +106,13 @@ public interface AdmissionGate {
   }
 
   /**
-   * Finishes the moves of units between a SKU's buckets begun before {@code cutoff} and left
+   * Finishes the moves of units between a SKU's buckets begun at least {@code bound} ago and left
    * unfinished (a crash, a failed Redis): their units are available again in the bucket they were
    * moved to.
    *
    * @return how many were finished
    */
-  int settleTransfers(Instant cutoff);
+  int settleTransfers(Duration bound);
 
   /** Adds sellable stock, once per replenishment id. */
   Replenishment replenish(String skuId, String replenishmentId, long quantity);

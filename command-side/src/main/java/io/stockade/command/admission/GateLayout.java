@@ -220,15 +220,30 @@ final class GateLayout {
 
     /**
      * Sorted set of the moves of units out of this partition's buckets not yet known to have
-     * arrived, scored by time: {@code "<transferId> <skuId> <targetPartition> <units>"}.
+     * arrived, scored by this partition's server clock (ms): {@code "<moveId> <skuId>
+     * <targetPartition> <units>"}.
      */
     String transfers() {
-      return prefix() + "gate:transfers";
+      return prefix() + "gate:moves-out";
     }
 
-    /** Sorted set of the ids of the moves that arrived in this partition's buckets. */
+    /** Hash of the same moves as {@link #transfers()}, by move id. */
+    String transferIds() {
+      return prefix() + "gate:moves-out-ids";
+    }
+
+    /**
+     * Hash of the moves into this partition's buckets, by move id: {@code "EXPECTED <skuId> <units
+     * at most>"} until their units arrive, then {@code "APPLIED <skuId> <units>"} until the source
+     * is done with them.
+     */
     String transfersIn() {
-      return prefix() + "gate:transfers-in";
+      return prefix() + "gate:moves-in";
+    }
+
+    /** The last move id this partition gave out (the ids of moves into its buckets). */
+    String transferSequence() {
+      return prefix() + "gate:move-sequence";
     }
 
     /** Hash of a SKU's counters: available, reserved, sold, limit. */

@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -15,7 +16,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -70,6 +70,15 @@ class RedisAdmissionGate implements AdmissionGate {
   private static final int OTHER_ADMISSION = 6;
 
   private static final Logger log = LoggerFactory.getLogger(RedisAdmissionGate.class);
+
+  /** Replies of transfer.lua: EXPECT's and OUT's success, and IN's for a move not listed. */
+  private static final int MOVE_EXPECTED = 1;
+
+  private static final int MOVE_TAKEN = 1;
+  private static final int MOVE_GONE = 3;
+
+  /** Moves settled per partition in one settlement; the next one goes on. */
+  private static final int MOVES_PER_SETTLEMENT = 200;
 
   /** Reply of every script when Redis holds another epoch than the session's, or none. */
   private static final int CLOSED = -1;
@@ -242,8 +251,8 @@ class RedisAdmissionGate implements AdmissionGate {
 
   /**
    * Moves available units of a SKU split into buckets from its other buckets into the user's until
-   * that one holds {@code wanted} (transfer.lua: out of the source, into the target, done,
-   * forgotten; a move left halfway is finished by the recovery sweeper).
+   * that one holds {@code wanted} (transfer.lua: expected by the target, out of the source, into
+   * the target once, done, forgotten; a move left halfway is finished by the recovery sweeper).
    *
    * @return false when all the buckets together hold fewer than {@code wanted} units: sold out;
    *     true when the user's bucket may now serve the request
@@ -255,24 +264,12 @@ class RedisAdmissionGate implements AdmissionGate {
     long missing = wanted - number(target.counters(skuId), "available");
     for (int step = 1; step < placement.size() && missing > 0; step++) {
       Partition source = placement.get((own + step) % placement.size());
-      List<Object> out =
-          run(
-              session,
-              source,
-              TRANSFER,
-              List.of(source.counters(skuId), source.transfers()),
-              "OUT",
-              UUID.randomUUID().toString(),
-              skuId,
-              target.index(),
-              missing,
-              Instant.now().toEpochMilli());
-      if (code(out) != 1) {
+      String member = moveOut(session, skuId, source, target, missing);
+      if (member == null) {
         continue;
       }
-      long moved = number(out, 1);
-      finishTransfer(session, String.valueOf(out.get(2)), source);
-      missing -= moved;
+      settle(session, source, member);
+      missing -= Long.parseLong(member.substring(member.lastIndexOf(' ') + 1));
     }
     return missing <= 0 || total(skuId, placement) >= wanted;
   }
@@ -318,46 +315,124 @@ class RedisAdmissionGate implements AdmissionGate {
     return field == null ? 0 : Long.parseLong(field.toString());
   }
 
-  /** The steps of a transfer after OUT: into the target, done in the source, forgotten. */
-  private void finishTransfer(GateSession session, String member, Partition source) {
-    String[] transfer = member.split(" ");
-    String id = transfer[0];
-    String skuId = transfer[1];
-    Partition target = layout.partition(Integer.parseInt(transfer[2]));
-    run(
-        session,
-        target,
-        TRANSFER,
-        List.of(target.counters(skuId), target.transfersIn()),
-        "IN",
-        id,
-        transfer[3],
-        Instant.now().toEpochMilli());
-    run(
-        session,
-        source,
-        TRANSFER,
-        List.of(source.counters(skuId), source.transfers()),
-        "DONE",
-        member);
-    run(session, target, TRANSFER, List.of(target.transfersIn()), "FORGET", id);
+  /**
+   * Begins a move: the target expects it under an id of its own, then up to {@code units} available
+   * units of the SKU are taken out of its bucket in {@code source}, on their way to its bucket in
+   * {@code target}. When the source had no unit the target no longer expects the move; when the
+   * answer is lost (Redis failed), it still does, and a move the source did take is finished by the
+   * sweeper.
+   *
+   * @return the move as the source lists it until it is done, or null when nothing is on its way
+   */
+  String moveOut(
+      GateSession session, String skuId, Partition source, Partition target, long units) {
+    List<Object> expected =
+        run(
+            session,
+            target,
+            TRANSFER,
+            List.of(target.counters(skuId), target.transfersIn(), target.transferSequence()),
+            "EXPECT",
+            skuId,
+            units,
+            target.index());
+    if (code(expected) != MOVE_EXPECTED) {
+      return null;
+    }
+    String id = String.valueOf(expected.get(1));
+    List<Object> out =
+        run(
+            session,
+            source,
+            TRANSFER,
+            List.of(source.counters(skuId), source.transfers(), source.transferIds()),
+            "OUT",
+            id,
+            skuId,
+            target.index(),
+            units);
+    if (code(out) == MOVE_TAKEN) {
+      return String.valueOf(out.get(2));
+    }
+    run(session, target, TRANSFER, List.of(target.transfersIn()), "CANCEL", id);
+    return null;
+  }
+
+  /**
+   * The oldest moves out of {@code source} begun at least {@code bound} ago by the clock of
+   * source's Redis (which also timed their start) and not known to be done.
+   */
+  List<String> movesLeft(GateSession session, Partition source, Duration bound) {
+    List<Object> reply =
+        run(
+            session,
+            source,
+            TRANSFER,
+            List.of(source.transfers()),
+            "LEFT",
+            bound.toMillis(),
+            MOVES_PER_SETTLEMENT);
+    return reply.subList(1, reply.size()).stream().map(String::valueOf).toList();
+  }
+
+  /**
+   * The steps of a move after OUT: into the target, done in the source, forgotten in the target.
+   * Any number of actors may run them, at any time, in any order: the target adds the units only
+   * while it expects the move, once. They run in the session the move was found in: a gate rebuilt
+   * since has counted the move's units afresh.
+   *
+   * @return whether this call finished the move in the source (false when it had been finished)
+   */
+  boolean settle(GateSession session, Partition source, String member) {
+    String[] move = member.split(" ");
+    String id = move[0];
+    String skuId = move[1];
+    Partition target = layout.partition(Integer.parseInt(move[2]));
+    int in =
+        code(
+            run(
+                session,
+                target,
+                TRANSFER,
+                List.of(target.counters(skuId), target.transfersIn()),
+                "IN",
+                id,
+                skuId,
+                move[3]));
+    if (in == UNKNOWN) {
+      // The target bucket's counters are gone: the units stay outgoing (sold nowhere) until a
+      // rebuild counts them from the record.
+      log.warn("Move {} cannot arrive: no counters of {} in partition {}", id, skuId, target.tag());
+      return false;
+    }
+    // APPLIED or ALREADY: the units are there, the source is done with them. GONE: the target
+    // forgot the move once the source was done with it; a source that lists it still took its
+    // units again for an OUT repeated since (a client's retry), and they go back.
+    boolean done =
+        code(
+                run(
+                    session,
+                    source,
+                    TRANSFER,
+                    List.of(source.counters(skuId), source.transfers(), source.transferIds()),
+                    in == MOVE_GONE ? "BACK" : "DONE",
+                    member))
+            == DONE;
+    if (in != MOVE_GONE) {
+      run(session, target, TRANSFER, List.of(target.transfersIn()), "FORGET", id);
+    }
+    return done;
   }
 
   @Override
-  public int settleTransfers(Instant cutoff) {
+  public int settleTransfers(Duration bound) {
     int settled = 0;
     GateSession session = session();
     for (Partition source : layout.partitions()) {
-      Set<String> members =
-          read(
-              redis ->
-                  redis
-                      .opsForZSet()
-                      .rangeByScore(
-                          source.transfers(), Double.NEGATIVE_INFINITY, cutoff.toEpochMilli()));
-      for (String member : members == null ? Set.<String>of() : members) {
-        finishTransfer(session, member, source);
-        settled++;
+      for (String member : movesLeft(session, source, bound)) {
+        if (settle(session, source, member)) {
+          settled++;
+        }
       }
     }
     return settled;

@@ -76,7 +76,7 @@ class RecoveringUnrecordedAdmissions {
       for (Pending pending : gate.pendingBefore(cutoff, BATCH)) {
         recover(pending);
       }
-      int settled = gate.settleTransfers(cutoff);
+      int settled = gate.settleTransfers(bound);
       if (settled > 0) {
         repairs.increment(settled);
         log.warn("{} moves of units between buckets were left halfway; finished", settled);

@@ -309,25 +309,69 @@ class GateScriptArgumentsTest {
         Arguments.of(
             "transfer: OUT of zero units",
             (Fn)
+                f -> new Call("transfer", transferKeys(f), List.of("OUT", "7", f.sku(), "1", "0"))),
+        Arguments.of(
+            "transfer: OUT with a move id with a space",
+            (Fn)
                 f ->
                     new Call(
-                        "transfer",
-                        transferKeys(f),
-                        List.of("OUT", "T-1", f.sku(), "1", "0", "1"))),
+                        "transfer", transferKeys(f), List.of("OUT", "7 1", f.sku(), "1", "2"))),
         Arguments.of(
-            "transfer: OUT with a transfer id with a space",
+            "transfer: EXPECT of zero units",
+            (Fn) f -> new Call("transfer", expectKeys(f), List.of("EXPECT", f.sku(), "0", "0"))),
+        Arguments.of(
+            "transfer: EXPECT without the move sequence",
+            (Fn) f -> new Call("transfer", inKeys(f), List.of("EXPECT", f.sku(), "2", "0"))),
+        Arguments.of(
+            "transfer: IN of non-numeric units",
+            (Fn) f -> new Call("transfer", inKeys(f), List.of("IN", "7", f.sku(), "two"))),
+        Arguments.of(
+            "transfer: IN of more units than expected",
             (Fn)
                 f ->
                     new Call(
                         "transfer",
-                        transferKeys(f),
-                        List.of("OUT", "T 1", f.sku(), "1", "2", "1"))),
+                        inKeys(f),
+                        List.of("IN", "7", f.sku(), "3"),
+                        fx -> expect(fx, "7", "EXPECTED " + fx.sku() + " 2"))),
         Arguments.of(
-            "transfer: IN of non-numeric units",
-            (Fn) f -> new Call("transfer", transferKeys(f), List.of("IN", "T-1", "two", "1"))),
+            "transfer: IN of a move of another SKU",
+            (Fn)
+                f ->
+                    new Call(
+                        "transfer",
+                        inKeys(f),
+                        List.of("IN", "7", f.sku(), "2"),
+                        fx -> expect(fx, "7", "EXPECTED other-sku 2"))),
+        Arguments.of(
+            "transfer: IN with moves in of the wrong type",
+            (Fn)
+                f ->
+                    new Call(
+                        "transfer",
+                        inKeys(f),
+                        List.of("IN", "7", f.sku(), "2"),
+                        fx -> replaceWithString(fx, TestRedis.PARTITION.transfersIn()))),
+        Arguments.of(
+            "transfer: FORGET of a move listed as garbage",
+            (Fn)
+                f ->
+                    new Call(
+                        "transfer",
+                        List.of(TestRedis.PARTITION.transfersIn()),
+                        List.of("FORGET", "7"),
+                        fx -> expect(fx, "7", "garbage"))),
         Arguments.of(
             "transfer: DONE of a member without units",
-            (Fn) f -> new Call("transfer", transferKeys(f), List.of("DONE", "T-1 sku"))),
+            (Fn) f -> new Call("transfer", transferKeys(f), List.of("DONE", "7 sku"))),
+        Arguments.of(
+            "transfer: LEFT of a negative bound",
+            (Fn)
+                f ->
+                    new Call(
+                        "transfer",
+                        List.of(TestRedis.PARTITION.transfers()),
+                        List.of("LEFT", "-1", "10"))),
         Arguments.of(
             "replenish: zero quantity",
             (Fn) f -> new Call("replenish", replenishKeys(f), List.of("R-1", "0"))),
@@ -377,7 +421,10 @@ class GateScriptArgumentsTest {
             fixture.intent(),
             fixture.fresh(),
             TestRedis.PARTITION.pending(),
-            TestRedis.PARTITION.transfers());
+            TestRedis.PARTITION.transfers(),
+            TestRedis.PARTITION.transferIds(),
+            TestRedis.PARTITION.transfersIn(),
+            TestRedis.PARTITION.transferSequence());
     Map<String, String> before = GateKeyDump.of(redis, keys);
     // The gate's marker and epoch come first in every call.
     List<String> gateKeys = new ArrayList<>(List.of(TestRedis.PARTITION.marker()));
@@ -454,7 +501,23 @@ class GateScriptArgumentsTest {
   }
 
   private static List<String> transferKeys(Fixture f) {
-    return List.of(f.counters(), TestRedis.PARTITION.transfers());
+    return List.of(
+        f.counters(), TestRedis.PARTITION.transfers(), TestRedis.PARTITION.transferIds());
+  }
+
+  private static List<String> inKeys(Fixture f) {
+    return List.of(f.counters(), TestRedis.PARTITION.transfersIn());
+  }
+
+  private static List<String> expectKeys(Fixture f) {
+    return List.of(
+        f.counters(), TestRedis.PARTITION.transfersIn(), TestRedis.PARTITION.transferSequence());
+  }
+
+  /** Lists a move into the fixture's partition as the target would. */
+  private static void expect(Fixture fixture, String moveId, String state) {
+    fixture.redis().delete(TestRedis.PARTITION.transfersIn());
+    fixture.redis().opsForHash().put(TestRedis.PARTITION.transfersIn(), moveId, state);
   }
 
   private static List<String> replenishKeys(Fixture f) {

@@ -335,32 +335,138 @@ class RedisAdmissionGateClusterTest {
     List<GateLayout.Partition> buckets = bucketsOf(hot);
     GateLayout.Partition source = buckets.get(1);
     GateLayout.Partition target = buckets.get(2);
-    List<Object> out =
-        redis.execute(
-            RedisAdmissionGate.script("transfer"),
-            List.of(source.marker(), source.counters(hot), source.transfers()),
-            String.valueOf(TestRedis.epoch(redis, LAYOUT)),
-            "OUT",
-            "T-" + run,
-            hot,
-            String.valueOf(target.index()),
-            "4",
-            "1");
-    assertThat(out.get(0)).isEqualTo(1L);
+    // Begun by a request that then died.
+    String member = gate.moveOut(session(), hot, source, target, 4);
+    assertThat(member).endsWith(" 4");
     assertThat(bucketTotals(hot, buckets))
         .as("the units on their way are available nowhere")
         .containsEntry("available", 26L)
         .containsEntry("outgoing", 4L);
 
-    assertThat(gate.settleTransfers(Instant.now())).isEqualTo(1);
+    assertThat(gate.settleTransfers(Duration.ZERO)).isEqualTo(1);
 
     assertThat(bucketTotals(hot, buckets))
         .containsEntry("available", 30L)
         .containsEntry("outgoing", 0L);
     assertThat(redis.opsForHash().get(target.counters(hot), "available")).isEqualTo("14");
     assertThat(redis.opsForZSet().size(source.transfers())).isZero();
-    assertThat(gate.settleTransfers(Instant.now())).as("finished once").isZero();
+    assertThat(gate.settleTransfers(Duration.ZERO)).as("finished once").isZero();
     assertThat(bucketTotals(hot, buckets)).containsEntry("available", 30L);
+  }
+
+  @Test
+  void aMoveOutOfAnEmptyBucketLeavesNothingBehind() {
+    String hot = "empty-" + run;
+    gate.register(hot, 2, null, 3);
+    List<GateLayout.Partition> buckets = bucketsOf(hot);
+    GateLayout.Partition empty = buckets.get(2);
+    assertThat(redis.opsForHash().get(empty.counters(hot), "available")).isEqualTo("0");
+
+    assertThat(gate.moveOut(session(), hot, empty, buckets.get(0), 1)).isNull();
+
+    assertThat(redis.opsForHash().values(buckets.get(0).transfersIn()))
+        .noneMatch(state -> state.toString().contains(" " + hot + " "));
+    assertThat(movesOf(hot, gate.movesLeft(session(), empty, Duration.ZERO))).isEmpty();
+  }
+
+  /**
+   * The sweepers of two instances both read a move left halfway; one finishes it (into the target,
+   * done, forgotten), then the other runs its steps of the move it read: the units arrive once.
+   */
+  @Test
+  void aMoveReadByTwoSettlersArrivesOnce() {
+    String hot = "two-settlers-" + run;
+    gate.register(hot, 30, null, 3);
+    List<GateLayout.Partition> buckets = bucketsOf(hot);
+    GateLayout.Partition source = buckets.get(0);
+    GateLayout.Partition target = buckets.get(1);
+    String member = gate.moveOut(session(), hot, source, target, 5);
+    RedisAdmissionGate second = TestRedis.gate(redis, LAYOUT, Duration.ofHours(24));
+
+    List<String> readByFirst = movesOf(hot, gate.movesLeft(session(), source, Duration.ZERO));
+    List<String> readBySecond = movesOf(hot, second.movesLeft(session(), source, Duration.ZERO));
+    assertThat(readByFirst).containsExactly(member);
+    assertThat(readBySecond).containsExactly(member);
+    readBySecond.forEach(move -> second.settle(session(), source, move));
+    readByFirst.forEach(move -> gate.settle(session(), source, move));
+
+    assertThat(redis.opsForHash().get(target.counters(hot), "available"))
+        .as("10 there, 5 moved in once")
+        .isEqualTo("15");
+    assertThat(bucketTotals(hot, buckets))
+        .containsEntry("available", 30L)
+        .containsEntry("outgoing", 0L);
+  }
+
+  /**
+   * A request stalls after it took units out of a bucket, for longer than the sweeper's bound: the
+   * sweeper of another instance finishes the move, then the request goes on with the steps it had
+   * left (into the target first). The units arrive once, however often it is repeated.
+   */
+  @Test
+  void aMoveFinishedByTheSweeperIsNotAppliedAgainByTheRequestThatBeganIt() {
+    String hot = "stalled-" + run;
+    gate.register(hot, 30, null, 3);
+    List<GateLayout.Partition> buckets = bucketsOf(hot);
+    GateLayout.Partition source = buckets.get(2);
+    GateLayout.Partition target = buckets.get(0);
+    String member = gate.moveOut(session(), hot, source, target, 5);
+    RedisAdmissionGate other = TestRedis.gate(redis, LAYOUT, Duration.ofHours(24));
+
+    assertThat(other.settleTransfers(Duration.ZERO)).isEqualTo(1);
+    gate.settle(session(), source, member);
+    gate.settle(session(), source, member);
+    assertThat(other.settleTransfers(Duration.ZERO)).isZero();
+
+    assertThat(redis.opsForHash().get(target.counters(hot), "available")).isEqualTo("15");
+    assertThat(bucketTotals(hot, buckets))
+        .containsEntry("available", 30L)
+        .containsEntry("outgoing", 0L);
+  }
+
+  /**
+   * Moves left halfway, and settlers of several instances at once, each reading the moves and
+   * running their steps as often as it finds them: every move arrives once.
+   */
+  @Test
+  void concurrentSettlersApplyEveryMoveOnce() throws Exception {
+    String hot = "settlers-" + run;
+    gate.register(hot, 300, null, 3);
+    List<GateLayout.Partition> buckets = bucketsOf(hot);
+    for (int i = 0; i < 30; i++) {
+      GateLayout.Partition source = buckets.get(i % 3);
+      GateLayout.Partition target = buckets.get((i + 1) % 3);
+      assertThat(gate.moveOut(session(), hot, source, target, 1 + i % 4)).isNotNull();
+    }
+    ExecutorService pool = Executors.newFixedThreadPool(6);
+    CountDownLatch start = new CountDownLatch(1);
+    List<Future<Void>> settlers = new ArrayList<>();
+    for (int t = 0; t < 6; t++) {
+      RedisAdmissionGate settler = TestRedis.gate(redis, LAYOUT, Duration.ofHours(24));
+      settlers.add(
+          pool.submit(
+              () -> {
+                start.await();
+                for (int round = 0; round < 3; round++) {
+                  for (GateLayout.Partition source : buckets) {
+                    for (String move :
+                        movesOf(hot, settler.movesLeft(session(), source, Duration.ZERO))) {
+                      settler.settle(session(), source, move);
+                    }
+                  }
+                }
+                return null;
+              }));
+    }
+    start.countDown();
+    for (Future<Void> settler : settlers) {
+      settler.get(60, TimeUnit.SECONDS);
+    }
+    pool.shutdown();
+
+    assertThat(bucketTotals(hot, buckets))
+        .containsEntry("available", 300L)
+        .containsEntry("outgoing", 0L);
   }
 
   /**
@@ -414,6 +520,16 @@ class RedisAdmissionGateClusterTest {
     assertThat(soldOut).as("the sale sold out").isNotEmpty();
     assertThat(soldOut)
         .allSatisfy(q -> assertThat((long) q).isGreaterThan(totals.get("available")));
+  }
+
+  /** A session in the epoch the gate's tests run in. */
+  private static GateSession session() {
+    return new GateSession(redis, TestRedis.epoch(redis, LAYOUT));
+  }
+
+  /** The moves of the SKU among those listed. */
+  private static List<String> movesOf(String sku, List<String> moves) {
+    return moves.stream().filter(move -> move.split(" ")[1].equals(sku)).toList();
   }
 
   /** Where the gate put a SKU's buckets, as its home counters record it. */
