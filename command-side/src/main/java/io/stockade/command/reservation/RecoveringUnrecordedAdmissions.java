@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.stockade.api.reservation.AbandonReservationCommand;
 import io.stockade.api.reservation.ReservationAbandoned;
+import io.stockade.api.reservation.ReservationEvent;
 import io.stockade.api.reservation.StockReserved;
 import io.stockade.command.admission.AdmissionGate;
 import io.stockade.command.admission.AdmissionGate.Intent;
@@ -130,7 +131,7 @@ class RecoveringUnrecordedAdmissions {
   }
 
   private Optional<Object> firstEvent(String reservationId) {
-    DomainEventStream stream = events.readEvents(reservationId);
+    DomainEventStream stream = events.readEvents(ReservationEvent.streamId(reservationId));
     return stream.hasNext() ? Optional.of(stream.next().getPayload()) : Optional.empty();
   }
 }

@@ -1,5 +1,6 @@
 package io.stockade.command.reservation;
 
+import io.stockade.api.reservation.ReservationEvent;
 import io.stockade.api.reservation.ReservationLine;
 import io.stockade.api.reservation.ReserveStockCommand;
 import io.stockade.api.reservation.StockReserved;
@@ -118,7 +119,7 @@ class ReservingStock {
 
   /** Whether the reservation's stream begins with the admission of that sequence and epoch. */
   private boolean startsWith(String reservationId, long sequence, long gateEpoch) {
-    DomainEventStream stream = events.readEvents(reservationId);
+    DomainEventStream stream = events.readEvents(ReservationEvent.streamId(reservationId));
     if (!stream.hasNext()) {
       return false;
     }
