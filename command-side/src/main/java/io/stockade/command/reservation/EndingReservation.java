@@ -3,6 +3,7 @@ package io.stockade.command.reservation;
 import io.stockade.api.reservation.ConfirmReservationCommand;
 import io.stockade.api.reservation.ReleaseReservationCommand;
 import io.stockade.api.reservation.ReservationLine;
+import io.stockade.command.RacedAppends;
 import io.stockade.command.admission.AdmissionGate;
 import io.stockade.command.admission.AdmissionGate.Transition;
 import java.time.Clock;
@@ -15,7 +16,9 @@ import org.springframework.stereotype.Component;
 /**
  * Confirms or releases a reservation: the event first, then the gate. A crash in between leaves the
  * gate behind the record (units still counted as reserved), which errs towards not selling; a
- * repeat of the request applies the gate's side again, since both sides are idempotent.
+ * repeat of the request applies the gate's side again, since both sides are idempotent. Racing
+ * another instance's end of the same reservation, the command that lost is decided again on the
+ * winner's state (a repeat, or not active): the gate follows only the event that was stored.
  */
 @Component
 class EndingReservation {
@@ -38,7 +41,10 @@ class EndingReservation {
    */
   void confirm(String reservationId) {
     List<ReservationLine> lines =
-        commands.sendAndWait(new ConfirmReservationCommand(reservationId, clock.instant()));
+        RacedAppends.retried(
+            () ->
+                commands.sendAndWait(
+                    new ConfirmReservationCommand(reservationId, clock.instant())));
     follow(reservationId, gate.confirm(reservationId, lines), "confirm");
   }
 
@@ -48,7 +54,10 @@ class EndingReservation {
    */
   void release(String reservationId, String reason) {
     List<ReservationLine> lines =
-        commands.sendAndWait(new ReleaseReservationCommand(reservationId, reason, clock.instant()));
+        RacedAppends.retried(
+            () ->
+                commands.sendAndWait(
+                    new ReleaseReservationCommand(reservationId, reason, clock.instant())));
     follow(reservationId, gate.release(reservationId, lines, reason), "release");
   }
 
