@@ -7,6 +7,7 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
+import io.stockade.api.reservation.ReservationEvent;
 import io.stockade.localinfra.EmbeddedRedis;
 import io.stockade.localinfra.Endpoints;
 import io.stockade.localinfra.LocalInfrastructure;
@@ -493,7 +494,9 @@ class CrashRecoveryIntegrationTest {
             + " where payload_type like ? order by aggregate_identifier, sequence_number",
         row -> {
           types
-              .computeIfAbsent(row.getString(1), id -> new ArrayList<>())
+              .computeIfAbsent(
+                  row.getString(1).substring(ReservationEvent.STREAM_PREFIX.length()),
+                  id -> new ArrayList<>())
               .add(simpleName(row.getString(2)));
         },
         EVENTS + "%");

@@ -3,6 +3,7 @@ package io.stockade.command;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.stockade.api.reservation.ReservationEvent;
 import io.stockade.platform.testing.ApiClient;
 import java.time.Duration;
 import java.util.UUID;
@@ -54,7 +55,7 @@ class ExpiryAcrossRestartIntegrationTest {
                               "select count(*) from domain_event_entry"
                                   + " where aggregate_identifier = ?"
                                   + " and payload_type like '%.StockReleased'",
-                              Integer.class, reservation))
+                              Integer.class, ReservationEvent.streamId(reservation)))
                       .isEqualTo(1));
       await()
           .atMost(Duration.ofSeconds(60))

@@ -3,6 +3,7 @@ package io.stockade.command;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.stockade.api.reservation.ReservationEvent;
 import io.stockade.api.sku.RegisterSkuCommand;
 import io.stockade.api.sku.ReplenishStockCommand;
 import io.stockade.platform.testing.ApiClient;
@@ -86,7 +87,7 @@ class LifecycleHttpIntegrationTest {
             jdbc.queryForObject(
                 "select convert(payload using utf8mb4) from domain_event_entry"
                     + " where aggregate_identifier = ? and payload_type like '%StockReleased'",
-                String.class, "O-" + run))
+                String.class, ReservationEvent.streamId("O-" + run)))
         .contains("\"reason\":\"PAYMENT_FAILED\"");
     assertThat(reserve("O-" + run + "-2", "u-1", 2).getStatusCode().value())
         .as("the allowance came back")
@@ -141,7 +142,7 @@ class LifecycleHttpIntegrationTest {
             jdbc.queryForObject(
                 "select convert(payload using utf8mb4) from domain_event_entry"
                     + " where aggregate_identifier = ? and payload_type like '%StockReleased'",
-                String.class, "O-" + run))
+                String.class, ReservationEvent.streamId("O-" + run)))
         .contains("\"reason\":\"EXPIRED\"");
     ResponseEntity<JsonNode> confirm = post("/api/reservations/O-" + run + "/confirm", null);
     assertThat(confirm.getStatusCode().value()).isEqualTo(409);

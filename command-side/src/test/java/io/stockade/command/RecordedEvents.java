@@ -1,5 +1,7 @@
 package io.stockade.command;
 
+import io.stockade.api.reservation.ReservationEvent;
+import io.stockade.api.sku.SkuEvent;
 import io.stockade.localinfra.EmbeddedRedis;
 import java.nio.file.Path;
 import java.util.UUID;
@@ -11,13 +13,17 @@ final class RecordedEvents {
 
   private RecordedEvents() {}
 
-  /** Events of one stream, of the given type (simple name of the payload), or of any when null. */
-  static int count(JdbcTemplate jdbc, String aggregateId, String type) {
+  /**
+   * Events of the reservation or the SKU of this id (each in its own stream namespace), of the
+   * given type (simple name of the payload), or of any when null.
+   */
+  static int count(JdbcTemplate jdbc, String id, String type) {
     return jdbc.queryForObject(
-        "select count(*) from domain_event_entry where aggregate_identifier = ?"
+        "select count(*) from domain_event_entry where aggregate_identifier in (?, ?)"
             + " and payload_type like ?",
         Integer.class,
-        aggregateId,
+        ReservationEvent.streamId(id),
+        SkuEvent.streamId(id),
         type == null ? "%" : "%." + type);
   }
 

@@ -2,6 +2,7 @@ package io.stockade.command;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.stockade.api.reservation.ReservationEvent;
 import io.stockade.api.reservation.ReservationLine;
 import io.stockade.command.admission.Admission;
 import io.stockade.command.admission.AdmissionGate;
@@ -147,7 +148,7 @@ class ReservationHttpIntegrationTest {
         jdbc.queryForObject(
             "SELECT meta_data FROM domain_event_entry WHERE aggregate_identifier = ?"
                 + " AND payload_type LIKE '%.StockReserved'",
-            byte[].class, reservationId),
+            byte[].class, ReservationEvent.streamId(reservationId)),
         java.nio.charset.StandardCharsets.UTF_8);
   }
 

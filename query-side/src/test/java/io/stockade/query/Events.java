@@ -1,5 +1,7 @@
 package io.stockade.query;
 
+import io.stockade.api.reservation.ReservationEvent;
+import io.stockade.api.sku.SkuEvent;
 import java.time.Instant;
 import java.util.Map;
 import java.util.UUID;
@@ -14,7 +16,7 @@ public final class Events {
 
   private Events() {}
 
-  /** One event of an aggregate's stream, stamped now. */
+  /** One event of the stream of a reservation or a SKU (by its id), stamped now. */
   public static void append(
       EventStore eventStore,
       TransactionTemplate transaction,
@@ -32,16 +34,23 @@ public final class Events {
       long sequence,
       Object payload,
       Instant at) {
+    // As the command side stores them: each aggregate type's streams in their own namespace.
+    String type;
+    String stream;
+    if (payload instanceof ReservationEvent) {
+      type = "Reservation";
+      stream = ReservationEvent.streamId(aggregateId);
+    } else if (payload instanceof SkuEvent) {
+      type = "Sku";
+      stream = SkuEvent.streamId(aggregateId);
+    } else {
+      type = payload.getClass().getSimpleName();
+      stream = aggregateId;
+    }
     transaction.executeWithoutResult(
         status ->
             eventStore.publish(
                 new GenericDomainEventMessage<>(
-                    payload.getClass().getSimpleName(),
-                    aggregateId,
-                    sequence,
-                    payload,
-                    Map.of(),
-                    UUID.randomUUID().toString(),
-                    at)));
+                    type, stream, sequence, payload, Map.of(), UUID.randomUUID().toString(), at)));
   }
 }

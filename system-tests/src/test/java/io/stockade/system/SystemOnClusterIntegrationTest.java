@@ -73,6 +73,9 @@ import tools.jackson.databind.json.JsonMapper;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class SystemOnClusterIntegrationTest {
 
+  /** What begins a reservation's stream identifier in the event store (ReservationEvent). */
+  private static final String RESERVATION_STREAM = "reservation:";
+
   private static final Logger log = LoggerFactory.getLogger(SystemOnClusterIntegrationTest.class);
 
   private static final String DEFAULT_DATABASE = "stockade_test_system";
@@ -686,10 +689,11 @@ class SystemOnClusterIntegrationTest {
         row -> {
           String type = row.getString(2);
           types
-              .computeIfAbsent(row.getString(1), id -> new ArrayList<>())
+              .computeIfAbsent(
+                  row.getString(1).substring(RESERVATION_STREAM.length()), id -> new ArrayList<>())
               .add(type.substring(type.lastIndexOf('.') + 1));
         },
-        idPattern);
+        RESERVATION_STREAM + idPattern);
     return types;
   }
 
@@ -698,7 +702,8 @@ class SystemOnClusterIntegrationTest {
     return jdbc.query(
         "select payload from domain_event_entry where aggregate_identifier like ?"
             + " and payload_type like '%.StockReserved'",
-        (row, index) -> JSON.readTree(row.getBytes(1)).get("gateEpoch").asLong(), idPattern);
+        (row, index) -> JSON.readTree(row.getBytes(1)).get("gateEpoch").asLong(),
+        RESERVATION_STREAM + idPattern);
   }
 
   /** The SKU's total in the gate, once nothing is in flight there. */

@@ -2,6 +2,7 @@ package io.stockade.command.reservation;
 
 import io.stockade.api.reservation.ConfirmReservationCommand;
 import io.stockade.api.reservation.ReleaseReservationCommand;
+import io.stockade.command.RacedAppends;
 import io.stockade.command.admission.AdmissionGate;
 import io.stockade.command.admission.AdmissionGate.Transition;
 import java.time.Clock;
@@ -15,7 +16,9 @@ import org.springframework.stereotype.Component;
  * gate behind the record (units still counted as reserved), which errs towards not selling; a
  * repeat of the request applies the gate's side again, since both sides are idempotent. The gate's
  * side names the admission the record holds, so a repeat never ends another admission of the id
- * (one admitted anew after the gate forgot this one).
+ * (one admitted anew after the gate forgot this one). Racing another instance's end of the same
+ * reservation, the command that lost is decided again on the winner's state (a repeat, or not
+ * active): the gate follows only the event that was stored.
  */
 @Component
 class EndingReservation {
@@ -38,7 +41,10 @@ class EndingReservation {
    */
   void confirm(String reservationId) {
     GateHold hold =
-        commands.sendAndWait(new ConfirmReservationCommand(reservationId, clock.instant()));
+        RacedAppends.retried(
+            () ->
+                commands.sendAndWait(
+                    new ConfirmReservationCommand(reservationId, clock.instant())));
     follow(reservationId, gate.confirm(reservationId, hold.admission(), hold.lines()), "confirm");
   }
 
@@ -48,7 +54,10 @@ class EndingReservation {
    */
   void release(String reservationId, String reason) {
     GateHold hold =
-        commands.sendAndWait(new ReleaseReservationCommand(reservationId, reason, clock.instant()));
+        RacedAppends.retried(
+            () ->
+                commands.sendAndWait(
+                    new ReleaseReservationCommand(reservationId, reason, clock.instant())));
     follow(
         reservationId,
         gate.release(reservationId, hold.admission(), hold.lines(), reason),

@@ -6,6 +6,7 @@ import io.stockade.api.reservation.AbandonReservationCommand;
 import io.stockade.api.reservation.ConfirmReservationCommand;
 import io.stockade.api.reservation.ReleaseReservationCommand;
 import io.stockade.api.reservation.ReservationAbandoned;
+import io.stockade.api.reservation.ReservationEvent;
 import io.stockade.api.reservation.ReservationLine;
 import io.stockade.api.reservation.ReserveStockCommand;
 import io.stockade.api.reservation.StockConfirmed;
@@ -40,7 +41,10 @@ class Reservation {
 
   static final String EXPIRY = "reservation-expiry";
 
-  @AggregateIdentifier private String reservationId;
+  /** The reservation's stream: {@link ReservationEvent#streamId}, never a SKU's. */
+  @AggregateIdentifier private String streamId;
+
+  private String reservationId;
   private String userId;
   private List<ReservationLine> lines;
   private AdmissionId admission;
@@ -132,6 +136,7 @@ class Reservation {
 
   @EventSourcingHandler
   void on(StockReserved event) {
+    streamId = ReservationEvent.streamId(event.reservationId());
     reservationId = event.reservationId();
     userId = event.userId();
     lines = event.lines();
@@ -141,6 +146,7 @@ class Reservation {
 
   @EventSourcingHandler
   void on(ReservationAbandoned event) {
+    streamId = ReservationEvent.streamId(event.reservationId());
     reservationId = event.reservationId();
     status = Status.ABANDONED;
   }

@@ -1,5 +1,6 @@
 package io.stockade.command.reservation;
 
+import io.stockade.api.reservation.ReservationEvent;
 import io.stockade.api.reservation.StockReserved;
 import io.stockade.command.admission.AdmissionId;
 import java.util.Optional;
@@ -19,7 +20,7 @@ class ReservationRecord {
 
   /** The first event of the reservation's stream: its StockReserved, or the sweeper's tombstone. */
   Optional<Object> first(String reservationId) {
-    DomainEventStream stream = events.readEvents(reservationId);
+    DomainEventStream stream = events.readEvents(ReservationEvent.streamId(reservationId));
     return stream.hasNext() ? Optional.of(stream.next().getPayload()) : Optional.empty();
   }
 

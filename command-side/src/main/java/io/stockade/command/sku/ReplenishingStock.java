@@ -2,6 +2,7 @@ package io.stockade.command.sku;
 
 import io.stockade.api.sku.ReplenishStockCommand;
 import io.stockade.api.sku.SkuState;
+import io.stockade.command.RacedAppends;
 import io.stockade.command.admission.AdmissionGate;
 import io.stockade.command.admission.AdmissionGate.Replenishment;
 import org.axonframework.commandhandling.gateway.CommandGateway;
@@ -31,7 +32,8 @@ class ReplenishingStock {
    * @throws org.axonframework.modelling.command.AggregateNotFoundException when the SKU is unknown
    */
   SkuState replenish(ReplenishStockCommand command) {
-    SkuState state = commands.sendAndWait(command);
+    // Replenishments of one SKU on other instances race for its stream: the loser goes again.
+    SkuState state = RacedAppends.retried(() -> commands.<SkuState>sendAndWait(command));
     Replenishment outcome =
         gate.replenish(command.skuId(), command.replenishmentId(), command.quantity());
     if (outcome != Replenishment.APPLIED && outcome != Replenishment.DUPLICATE) {

@@ -4,6 +4,7 @@ import static org.axonframework.modelling.command.AggregateLifecycle.apply;
 
 import io.stockade.api.sku.RegisterSkuCommand;
 import io.stockade.api.sku.ReplenishStockCommand;
+import io.stockade.api.sku.SkuEvent;
 import io.stockade.api.sku.SkuRegistered;
 import io.stockade.api.sku.SkuState;
 import io.stockade.api.sku.StockReplenished;
@@ -25,7 +26,10 @@ import org.axonframework.spring.stereotype.Aggregate;
 @Aggregate
 class Sku {
 
-  @AggregateIdentifier private String skuId;
+  /** The SKU's stream: {@link SkuEvent#streamId}, never a reservation's. */
+  @AggregateIdentifier private String streamId;
+
+  private String skuId;
   private int initialStock;
   private Integer perUserLimit;
   private int buckets = 1;
@@ -77,6 +81,7 @@ class Sku {
 
   @EventSourcingHandler
   void on(SkuRegistered event) {
+    streamId = SkuEvent.streamId(event.skuId());
     skuId = event.skuId();
     initialStock = event.initialStock();
     perUserLimit = event.perUserLimit();

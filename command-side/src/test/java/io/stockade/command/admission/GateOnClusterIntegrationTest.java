@@ -3,6 +3,7 @@ package io.stockade.command.admission;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.stockade.api.reservation.ReservationEvent;
 import io.stockade.api.reservation.ReservationLine;
 import io.stockade.command.CommandSideApplication;
 import io.stockade.localinfra.EmbeddedRedisCluster;
@@ -185,7 +186,7 @@ class GateOnClusterIntegrationTest {
             jdbc.queryForObject(
                 "select count(*) from domain_event_entry where aggregate_identifier = ?"
                     + " and payload_type like '%.ReservationAbandoned'",
-                Integer.class, id))
+                Integer.class, ReservationEvent.streamId(id)))
         .isEqualTo(1);
   }
 

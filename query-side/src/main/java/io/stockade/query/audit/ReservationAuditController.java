@@ -35,10 +35,10 @@ class ReservationAuditController {
   List<AuditedEvent> history(@PathVariable @Identifier String reservationId) {
     List<AuditedEvent> history = new ArrayList<>();
     // From sequence 0: the whole stream, never a snapshot in its place.
-    DomainEventStream stream = eventStore.readEvents(reservationId, 0);
+    DomainEventStream stream = eventStore.readEvents(ReservationEvent.streamId(reservationId), 0);
     while (stream.hasNext()) {
       DomainEventMessage<?> event = stream.next();
-      // Aggregate identifiers are not typed: keep to a reservation's events.
+      // A reservation's stream holds only its events; kept as a guard.
       if (ReservationEvent.class.isAssignableFrom(event.getPayloadType())) {
         history.add(
             new AuditedEvent(

@@ -3,6 +3,7 @@ package io.stockade.query.reconciliation;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.stockade.api.reservation.ReservationEvent;
 import io.stockade.api.reservation.StockConfirmed;
 import io.stockade.api.reservation.StockReleased;
 import io.stockade.api.reservation.StockReserved;
@@ -343,14 +344,14 @@ class Reconciliation {
               + " and payload_type in (:types)",
           Map.of(
               "ids",
-              batch,
+              batch.stream().map(ReservationEvent::streamId).toList(),
               "types",
               List.of(
                   StockReserved.class.getName(),
                   StockConfirmed.class.getName(),
                   StockReleased.class.getName())),
           rs -> {
-            String id = rs.getString(1);
+            String id = rs.getString(1).substring(ReservationEvent.STREAM_PREFIX.length());
             long index = rs.getLong(2);
             String type = rs.getString(3);
             Instant at = Instant.parse(rs.getString(4));

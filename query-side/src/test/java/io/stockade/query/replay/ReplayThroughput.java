@@ -1,5 +1,7 @@
 package io.stockade.query.replay;
 
+import io.stockade.api.reservation.ReservationEvent;
+import io.stockade.api.sku.SkuEvent;
 import io.stockade.platform.testing.TestTokens;
 import io.stockade.query.QuerySideApplication;
 import java.nio.charset.StandardCharsets;
@@ -324,7 +326,10 @@ public final class ReplayThroughput {
       String payloadType,
       Instant at)
       throws SQLException {
-    insert.setString(1, aggregate);
+    // Each aggregate type's streams in its own namespace, as the command side writes them.
+    insert.setString(
+        1,
+        "Sku".equals(type) ? SkuEvent.streamId(aggregate) : ReservationEvent.streamId(aggregate));
     insert.setLong(2, sequence);
     insert.setString(3, type);
     insert.setString(4, UUID.randomUUID().toString());

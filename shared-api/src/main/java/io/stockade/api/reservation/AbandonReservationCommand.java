@@ -10,7 +10,7 @@ import org.axonframework.modelling.command.TargetAggregateIdentifier;
  * first, this fails, and the other way round.
  */
 public record AbandonReservationCommand(
-    @TargetAggregateIdentifier String reservationId,
+    String reservationId,
     String userId,
     List<ReservationLine> lines,
     long admissionSequence,
@@ -18,5 +18,11 @@ public record AbandonReservationCommand(
 
   public AbandonReservationCommand {
     lines = List.copyOf(lines);
+  }
+
+  /** The stream this command is for, in its aggregate type's namespace. */
+  @TargetAggregateIdentifier
+  public String streamId() {
+    return ReservationEvent.streamId(reservationId);
   }
 }

@@ -8,5 +8,11 @@ import org.axonframework.modelling.command.TargetAggregateIdentifier;
  *
  * @param reason why: CANCELLED, EXPIRED, PAYMENT_FAILED, ... ({@code [A-Z_]{1,32}})
  */
-public record ReleaseReservationCommand(
-    @TargetAggregateIdentifier String reservationId, String reason, Instant releasedAt) {}
+public record ReleaseReservationCommand(String reservationId, String reason, Instant releasedAt) {
+
+  /** The stream this command is for, in its aggregate type's namespace. */
+  @TargetAggregateIdentifier
+  public String streamId() {
+    return ReservationEvent.streamId(reservationId);
+  }
+}

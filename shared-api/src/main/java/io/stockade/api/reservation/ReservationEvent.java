@@ -4,5 +4,17 @@ package io.stockade.api.reservation;
 public sealed interface ReservationEvent
     permits StockReserved, StockConfirmed, StockReleased, ReservationAbandoned {
 
+  /** What begins the aggregate identifier of every reservation's stream in the event store. */
+  String STREAM_PREFIX = "reservation:";
+
+  /**
+   * The identifier of a reservation's stream in the event store: its own namespace, so that no
+   * reservation id can collide with a SKU id (see {@code SkuEvent#streamId}). The id itself, in the
+   * events and the HTTP API, stays as the client gave it.
+   */
+  static String streamId(String reservationId) {
+    return STREAM_PREFIX + reservationId;
+  }
+
   String reservationId();
 }

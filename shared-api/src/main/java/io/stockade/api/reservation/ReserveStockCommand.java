@@ -14,7 +14,7 @@ import org.axonframework.modelling.command.TargetAggregateIdentifier;
  *     moved on (been rebuilt)
  */
 public record ReserveStockCommand(
-    @TargetAggregateIdentifier String reservationId,
+    String reservationId,
     String userId,
     List<ReservationLine> lines,
     Instant reservedAt,
@@ -24,5 +24,11 @@ public record ReserveStockCommand(
 
   public ReserveStockCommand {
     lines = List.copyOf(lines);
+  }
+
+  /** The stream this command is for, in its aggregate type's namespace. */
+  @TargetAggregateIdentifier
+  public String streamId() {
+    return ReservationEvent.streamId(reservationId);
   }
 }

@@ -9,13 +9,16 @@ import org.axonframework.modelling.command.TargetAggregateIdentifier;
  * @param buckets how many buckets the admission gate splits the stock over, or {@code null} for 1
  */
 public record RegisterSkuCommand(
-    @TargetAggregateIdentifier String skuId,
-    int initialStock,
-    Integer perUserLimit,
-    Integer buckets) {
+    String skuId, int initialStock, Integer perUserLimit, Integer buckets) {
 
   /** A SKU in one bucket. */
   public RegisterSkuCommand(String skuId, int initialStock, Integer perUserLimit) {
     this(skuId, initialStock, perUserLimit, null);
+  }
+
+  /** The stream this command is for, in its aggregate type's namespace. */
+  @TargetAggregateIdentifier
+  public String streamId() {
+    return SkuEvent.streamId(skuId);
   }
 }

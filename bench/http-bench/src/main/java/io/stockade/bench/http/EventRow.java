@@ -35,7 +35,8 @@ record EventRow(
 
   /** Binds a new event of this content, the first of a new aggregate, as Axon appends one. */
   void bind(PreparedStatement insert) throws SQLException {
-    String aggregate = UUID.randomUUID().toString();
+    // A reservation's stream, as the service names it (ReservationEvent.streamId).
+    String aggregate = "reservation:" + UUID.randomUUID();
     insert.setString(1, aggregate);
     insert.setLong(2, 0);
     insert.setString(3, type);
