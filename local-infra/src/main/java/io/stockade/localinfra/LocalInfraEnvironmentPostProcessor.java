@@ -26,11 +26,11 @@ import org.springframework.util.StringUtils;
  * <p>When the servers it starts (or attaches to) in the data folder supply everything, and no key
  * to verify bearer tokens is configured, the services accept tokens signed by the local development
  * key ({@value #LOCAL_DEV_KEY}; its private half and long-lived tokens are in the repository), so
- * that the quick start works; they then listen on 127.0.0.1 only ({@code server.address} and {@code
- * management.server.address}, unless set), and the platform refuses that key on any other address.
- * A server found on a default port is not one of them: it may serve others, so it never brings that
- * key. A deployment configures its database and Redis, so it never gets that key: without a key of
- * its own it does not start.
+ * that the quick start works; they then listen on 127.0.0.1 only ({@code server.address}, and
+ * {@code management.server.address} when the actuator has a port of its own, unless set), and the
+ * platform refuses that key on any other address. A server found on a default port is not one of
+ * them: it may serve others, so it never brings that key. A deployment configures its database and
+ * Redis, so it never gets that key: without a key of its own it does not start.
  */
 class LocalInfraEnvironmentPostProcessor implements EnvironmentPostProcessor, Ordered {
 
