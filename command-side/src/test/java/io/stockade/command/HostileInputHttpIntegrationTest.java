@@ -2,6 +2,7 @@ package io.stockade.command;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.stockade.platform.testing.StrictJson;
 import io.stockade.platform.testing.TestTokens;
 import java.io.IOException;
 import java.io.InputStream;
@@ -56,7 +57,7 @@ class HostileInputHttpIntegrationTest {
   @Autowired private JdbcTemplate jdbc;
 
   private final HttpClient http = HttpClient.newHttpClient();
-  private final ObjectMapper json = new ObjectMapper();
+  private final ObjectMapper json = StrictJson.mapper();
   private String run;
   private String sku;
   private String reservation;

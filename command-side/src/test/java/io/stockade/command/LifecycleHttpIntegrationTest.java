@@ -67,6 +67,10 @@ class LifecycleHttpIntegrationTest {
     ResponseEntity<JsonNode> release = post("/api/reservations/O-" + run + "/release", null);
     assertThat(release.getStatusCode().value()).isEqualTo(409);
     assertThat(release.getBody().get("type").asString()).endsWith("/reservation-not-active");
+    // RFC 9457's status is the HTTP status; the reservation's is a member of its own.
+    assertThat(release.getBody().get("status").isInt()).isTrue();
+    assertThat(release.getBody().get("status").asInt()).isEqualTo(409);
+    assertThat(release.getBody().get("reservationStatus").asString()).isEqualTo("CONFIRMED");
     assertThat(counters()).containsEntry("sold", "2").containsEntry("available", "8");
   }
 
@@ -94,7 +98,8 @@ class LifecycleHttpIntegrationTest {
         .isEqualTo(201);
     ResponseEntity<JsonNode> confirm = post("/api/reservations/O-" + run + "/confirm", null);
     assertThat(confirm.getStatusCode().value()).isEqualTo(409);
-    assertThat(confirm.getBody().get("status").asString()).isEqualTo("RELEASED");
+    assertThat(confirm.getBody().get("status").asInt()).isEqualTo(409);
+    assertThat(confirm.getBody().get("reservationStatus").asString()).isEqualTo("RELEASED");
   }
 
   @Test

@@ -23,11 +23,14 @@ import org.springframework.util.StringUtils;
  * they answer. Whatever is still missing is started embedded in {@code
  * stockade.local-infra.data-dir}, or attached to when another process already started it there.
  *
- * <p>When it supplies both (nothing of the infrastructure is configured) and no key to verify
- * bearer tokens is configured either, the services accept tokens signed by the local development
+ * <p>When the servers it starts (or attaches to) in the data folder supply everything, and no key
+ * to verify bearer tokens is configured, the services accept tokens signed by the local development
  * key ({@value #LOCAL_DEV_KEY}; its private half and long-lived tokens are in the repository), so
- * that the quick start works. A deployment configures its database and Redis, so it never gets that
- * key: without a key of its own it does not start.
+ * that the quick start works; they then listen on 127.0.0.1 only ({@code server.address}, and
+ * {@code management.server.address} when the actuator has a port of its own, unless set), and the
+ * platform refuses that key on any other address. A server found on a default port is not one of
+ * them: it may serve others, so it never brings that key. A deployment configures its database and
+ * Redis, so it never gets that key: without a key of its own it does not start.
  */
 class LocalInfraEnvironmentPostProcessor implements EnvironmentPostProcessor, Ordered {
 
@@ -55,6 +58,15 @@ class LocalInfraEnvironmentPostProcessor implements EnvironmentPostProcessor, Or
   @Override
   public void postProcessEnvironment(
       ConfigurableEnvironment environment, SpringApplication application) {
+    postProcessEnvironment(environment, application, DEFAULT_DATABASE_PORT, DEFAULT_REDIS_PORT);
+  }
+
+  /** With other ports to probe than the default ones (tests). */
+  void postProcessEnvironment(
+      ConfigurableEnvironment environment,
+      SpringApplication application,
+      int databasePort,
+      int redisPort) {
     if (!environment.getProperty(PREFIX + "enabled", Boolean.class, true)) {
       return;
     }
@@ -67,21 +79,21 @@ class LocalInfraEnvironmentPostProcessor implements EnvironmentPostProcessor, Or
     if (!needDatabase && !needRedis) {
       return;
     }
-    boolean allLocal = needDatabase && (needRedis || !usesRedis(application));
     String database = environment.getProperty(PREFIX + "database", "stockade");
     Map<String, Object> properties = new HashMap<>();
     if (environment.getProperty(PREFIX + "probe-default-ports", Boolean.class, false)) {
-      if (needDatabase && LocalInfrastructure.answers(LOOPBACK, DEFAULT_DATABASE_PORT)) {
-        boolean mariaDb = LocalInfrastructure.isMariaDb(LOOPBACK, DEFAULT_DATABASE_PORT);
-        putDatabase(
-            properties, Endpoints.jdbcUrl(LOOPBACK, DEFAULT_DATABASE_PORT, database, mariaDb));
+      if (needDatabase && LocalInfrastructure.answers(LOOPBACK, databasePort)) {
+        boolean mariaDb = LocalInfrastructure.isMariaDb(LOOPBACK, databasePort);
+        putDatabase(properties, Endpoints.jdbcUrl(LOOPBACK, databasePort, database, mariaDb));
         needDatabase = false;
       }
-      if (needRedis && LocalInfrastructure.answers(LOOPBACK, DEFAULT_REDIS_PORT)) {
-        putRedis(properties, LOOPBACK, DEFAULT_REDIS_PORT);
+      if (needRedis && LocalInfrastructure.answers(LOOPBACK, redisPort)) {
+        putRedis(properties, LOOPBACK, redisPort);
         needRedis = false;
       }
     }
+    // Decided after probing: only the servers of the data folder make the quick start.
+    boolean allLocal = needDatabase && (needRedis || !usesRedis(application));
     if (needDatabase || needRedis) {
       Path dataDir = Path.of(environment.getProperty(PREFIX + "data-dir", ".stockade"));
       Endpoints endpoints = localServers(dataDir).endpoints();
@@ -94,9 +106,20 @@ class LocalInfraEnvironmentPostProcessor implements EnvironmentPostProcessor, Or
     }
     if (allLocal && !hasTokenKey(environment)) {
       properties.put(KEY_LOCATION, LOCAL_DEV_KEY);
+      // An unset address is every interface; a set one stays, and the platform refuses the key
+      // unless it is a loopback address.
+      if (!environment.containsProperty("server.address")) {
+        properties.put("server.address", LOOPBACK);
+      }
+      if (hasOwnManagementPort(environment)
+          && !environment.containsProperty("management.server.address")) {
+        properties.put("management.server.address", LOOPBACK);
+      }
       log.warn(
           "No token key configured and everything local: accepting bearer tokens signed by the"
-              + " local development key (never use it in a deployment; see the README)");
+              + " local development key, listening on "
+              + environment.getProperty("server.address", LOOPBACK)
+              + " only (never use it in a deployment; see the README)");
     }
     environment
         .getPropertySources()
@@ -107,6 +130,19 @@ class LocalInfraEnvironmentPostProcessor implements EnvironmentPostProcessor, Or
   private static boolean hasTokenKey(ConfigurableEnvironment environment) {
     return Stream.of("public-key-location", "jwk-set-uri", "issuer-uri")
         .anyMatch(name -> StringUtils.hasText(environment.getProperty(JWT + name)));
+  }
+
+  /**
+   * Whether the actuator listens on a port of its own (Spring Boot refuses an address for it
+   * otherwise).
+   */
+  private static boolean hasOwnManagementPort(ConfigurableEnvironment environment) {
+    Integer management = environment.getProperty("management.server.port", Integer.class);
+    Integer server = environment.getProperty("server.port", Integer.class);
+    if (management == null || management < 0) {
+      return false;
+    }
+    return server == null ? management != 8080 : management == 0 || !management.equals(server);
   }
 
   private static boolean usesRedis(SpringApplication application) {

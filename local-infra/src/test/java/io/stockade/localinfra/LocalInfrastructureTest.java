@@ -28,6 +28,9 @@ class LocalInfrastructureTest {
       assertThat(started.owned()).isTrue();
       assertThat(LocalInfrastructure.isMariaDb(first.databaseHost(), first.databasePort()))
           .isTrue();
+      assertThat(queryString(first, "SELECT @@bind_address"))
+          .as("the database accepts connections from this host only")
+          .isEqualTo("127.0.0.1");
       execute(first, "CREATE TABLE kept (value INT)", "INSERT INTO kept VALUES (42)");
       redis(first, "SET", "kept", "yes");
 
@@ -64,6 +67,15 @@ class LocalInfrastructureTest {
         ResultSet result = statement.executeQuery(sql)) {
       result.next();
       return result.getInt(1);
+    }
+  }
+
+  private static String queryString(Endpoints endpoints, String sql) throws SQLException {
+    try (Connection connection = connect(endpoints);
+        Statement statement = connection.createStatement();
+        ResultSet result = statement.executeQuery(sql)) {
+      result.next();
+      return result.getString(1);
     }
   }
 

@@ -7,6 +7,7 @@ import io.stockade.api.reservation.ReservationLine;
 import io.stockade.api.reservation.StockReserved;
 import io.stockade.api.sku.SkuRegistered;
 import io.stockade.platform.testing.ApiClient;
+import io.stockade.platform.testing.StrictJson;
 import io.stockade.platform.testing.TestTokens;
 import java.io.InputStream;
 import java.net.URI;
@@ -36,7 +37,6 @@ import org.springframework.http.ResponseEntity;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.support.TransactionTemplate;
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.ObjectMapper;
 
 /**
  * Who may call what on the query side, over HTTP: every endpoint, the live stream and the start of
@@ -283,7 +283,7 @@ class AccessHttpIntegrationTest {
     void assertProblem(int status, String code) {
       assertThat(status()).as(body).isEqualTo(status);
       assertThat(header("Content-Type")).isEqualTo(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
-      JsonNode problem = new ObjectMapper().readTree(body);
+      JsonNode problem = StrictJson.mapper().readTree(body);
       assertThat(problem.get("type").asString()).isEqualTo("https://stockade.io/problems/" + code);
       assertThat(problem.get("status").asInt()).isEqualTo(status);
       assertThat(problem.get("title").asString()).isNotBlank();

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.stockade.api.reservation.ReservationLine;
 import io.stockade.api.reservation.StockReserved;
 import io.stockade.api.sku.SkuRegistered;
+import io.stockade.platform.testing.StrictJson;
 import io.stockade.platform.testing.TestTokens;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -57,7 +58,7 @@ class HostileQueryHttpIntegrationTest {
   @Autowired private StringRedisTemplate redis;
 
   private final HttpClient http = HttpClient.newHttpClient();
-  private final ObjectMapper json = new ObjectMapper();
+  private final ObjectMapper json = StrictJson.mapper();
   private String run;
 
   @BeforeEach

@@ -100,7 +100,7 @@ class ReservationController {
         "reservation-not-active",
         "Reservation not active",
         "Reservation " + reservationId + " is already " + e.status() + "; nothing was changed.",
-        Map.of("reservationId", reservationId, "status", e.status().name()));
+        Map.of("reservationId", reservationId, "reservationStatus", e.status().name()));
   }
 
   private static ProblemException unknownReservation(String reservationId) {

@@ -44,7 +44,8 @@ public class OpenApiConfiguration {
         new ObjectSchema()
             .description(
                 "RFC 9457 problem details; the facts of the outcome are extra members (skuId,"
-                    + " lineIndex, limit, ...)")
+                    + " lineIndex, limit, reservationStatus, ...), never named like the members"
+                    + " of RFC 9457 (type, title, status, detail, instance)")
             .addProperty(
                 "type",
                 new StringSchema()

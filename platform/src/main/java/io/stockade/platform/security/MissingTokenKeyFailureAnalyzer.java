@@ -12,7 +12,7 @@ class MissingTokenKeyFailureAnalyzer extends AbstractFailureAnalyzer<MissingToke
         cause.getMessage()
             + " Without one every request would be refused, and the local development key is"
             + " accepted only when the service runs on the local servers of ./stockade up (no"
-            + " database and no Redis configured).",
+            + " database and no Redis configured), on 127.0.0.1.",
         "Set SPRING_SECURITY_OAUTH2_RESOURCESERVER_JWT_PUBLIC_KEY_LOCATION (for example"
             + " file:/etc/stockade/jwt.pub), SPRING_SECURITY_OAUTH2_RESOURCESERVER_JWT_JWK_SET_URI"
             + " or SPRING_SECURITY_OAUTH2_RESOURCESERVER_JWT_ISSUER_URI; see the README's"

@@ -11,6 +11,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplicat
 import org.springframework.boot.security.autoconfigure.actuate.web.servlet.EndpointRequest;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
+import org.springframework.core.io.ResourceLoader;
 import org.springframework.security.access.hierarchicalroles.RoleHierarchy;
 import org.springframework.security.access.hierarchicalroles.RoleHierarchyImpl;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
@@ -30,9 +31,11 @@ import org.springframework.web.servlet.HandlerExceptionResolver;
  * Bearer JWTs in every Stockade web application: a stateless API (no session, no CSRF token, no
  * login page) whose requests carry {@code Authorization: Bearer <JWT>}. The token's key comes from
  * Spring Boot's {@code spring.security.oauth2.resourceserver.jwt.*} settings; without one the
- * application does not start. Roles come from the {@code roles} claim; {@code /actuator/health} and
- * its groups are open, the rest of the actuator needs {@code admin}, each service's endpoints need
- * what its {@link ApiAccessRules} say, and anything else is denied.
+ * application does not start, nor with the local development key unless every listener is on
+ * loopback ({@code server.address}, and {@code management.server.address} with a port of its own).
+ * Roles come from the {@code roles} claim; {@code /actuator/health} and its groups are open, the
+ * rest of the actuator needs {@code admin}, each service's endpoints need what its {@link
+ * ApiAccessRules} say, and anything else is denied.
  */
 @AutoConfiguration(
     beforeName = {
@@ -49,11 +52,15 @@ public class SecurityConfiguration {
       HttpSecurity http,
       ObjectProvider<JwtDecoder> decoders,
       ObjectProvider<ApiAccessRules> rules,
-      SecurityProblems problems) {
+      SecurityProblems problems,
+      Environment environment,
+      ResourceLoader resources) {
     JwtDecoder decoder = decoders.getIfUnique();
     if (decoder == null) {
       throw new MissingTokenKeyException();
     }
+    // Before the web server starts: a refused key never listens.
+    LocalDevelopmentKey.refuseUnlessOnLoopback(environment, resources);
     http.sessionManagement(
             session -> session.sessionCreationPolicy(SessionCreationPolicy.STATELESS))
         .csrf(csrf -> csrf.disable())

@@ -10,8 +10,10 @@ import tools.jackson.databind.JsonNode;
 
 /**
  * A plain HTTP client for the services' tests: every status comes back as a response (none is
- * thrown), bodies as JSON trees. It sends a bearer token with every role ({@link
- * TestTokens#ALL_ROLES}) unless told otherwise ({@link #withToken}, {@link #withoutToken}).
+ * thrown), bodies as JSON trees read from the raw text by {@link StrictJson}, so that every answer
+ * of every test that uses it (each problem among them) is checked for a member named twice. It
+ * sends a bearer token with every role ({@link TestTokens#ALL_ROLES}) unless told otherwise ({@link
+ * #withToken}, {@link #withoutToken}).
  */
 public final class ApiClient {
 
@@ -45,7 +47,7 @@ public final class ApiClient {
   }
 
   public ResponseEntity<JsonNode> get(String path) {
-    return http.get().uri(path).retrieve().toEntity(JsonNode.class);
+    return json(http.get().uri(path).retrieve().toEntity(String.class));
   }
 
   /** The body of a GET as text (for what is not JSON, such as Prometheus's format). */
@@ -63,12 +65,18 @@ public final class ApiClient {
       HttpMethod method, String path, String jsonBody, Map<String, String> headers) {
     RestClient.RequestBodySpec request = request(method, path, jsonBody);
     headers.forEach(request::header);
-    return request.retrieve().toEntity(JsonNode.class);
+    return json(request.retrieve().toEntity(String.class));
   }
 
   /** Sends the request as {@link #send} does and answers its status, whatever its body. */
   public int status(HttpMethod method, String path, String jsonBody) {
     return request(method, path, jsonBody).retrieve().toBodilessEntity().getStatusCode().value();
+  }
+
+  private static ResponseEntity<JsonNode> json(ResponseEntity<String> raw) {
+    String body = raw.getBody();
+    JsonNode tree = body == null || body.isBlank() ? null : StrictJson.read(body);
+    return new ResponseEntity<>(tree, raw.getHeaders(), raw.getStatusCode());
   }
 
   private RestClient.RequestBodySpec request(HttpMethod method, String path, String jsonBody) {
