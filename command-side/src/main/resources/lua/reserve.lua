@@ -8,8 +8,9 @@
 -- KEYS[1]          intent record of the reservation's part (hash)  stockade:{<t>}:reservation:<id>
 -- KEYS[2]          admission sequence (string counter)             stockade:{<t>}:gate:sequence
 -- KEYS[3]          admitted, not yet known to be recorded          stockade:{<t>}:gate:pending
---                  (sorted set: intent keys scored by admission time; the recovery sweeper's
---                  work list, cleared once the reservation's event is stored)
+--                  (sorted set: intent keys scored by the admission's time by this Redis's
+--                  clock, TIME, in ms; the recovery sweeper's work list, cleared once the
+--                  reservation's event is stored; pending.lua reads it by the same clock)
 -- KEYS[2+2i]       counters of the SKU of line i (hash)            stockade:{<t>}:sku:<skuId>
 --                  fields available, reserved, sold, limit (-1 = no per-user limit); for a SKU
 --                  split into buckets, the counters of the user's bucket, in this partition
@@ -19,7 +20,8 @@
 -- ARGV[1]          userId
 -- ARGV[2]          fingerprint: the whole reservation's content in canonical form; a retry must
 --                  match it
--- ARGV[3]          now, epoch milliseconds
+-- ARGV[3]          now, epoch milliseconds, by the caller's clock: the admission's business
+--                  times (admittedAt, and expiresAt = now + hold), never its pending score
 -- ARGV[4]          hold, milliseconds until the reservation expires unless confirmed
 -- ARGV[5]          0: take the next sequence number; else the sequence number of this admission
 --                  (given by its first part); an intent of another sequence is REUSED
@@ -50,6 +52,11 @@
 --   error "ERR_ARGUMENT <reason>"                 malformed call; nothing written
 --   error "ERR_TYPE <key>"                        a key holds the wrong Redis type; nothing written
 -- Every check runs before the first write, so a refusal or an error writes nothing.
+--
+-- Whether an admission was abandoned (pending for longer than a bound) is judged by one clock, the
+-- partition's Redis's: the pending score is its TIME, not the caller's now, so that an instance
+-- whose clock runs ahead or behind neither gives up others' admissions early nor has its own given
+-- up early.
 --
 -- An admission is named by its sequence and its epoch: the intent keeps both (fields sequence and
 -- epoch, the gate epoch the script runs in), and every later step of the reservation (confirm,
@@ -229,5 +236,6 @@ redis.call('HSET', KEYS[1],
   'admittedAt', now,
   'expiresAt', expires,
   'recorders', 1)
-redis.call('ZADD', KEYS[3], now, KEYS[1])
+local time = redis.call('TIME')
+redis.call('ZADD', KEYS[3], tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000), KEYS[1])
 return { 1, sequence, now, expires }

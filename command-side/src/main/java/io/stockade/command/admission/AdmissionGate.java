@@ -2,7 +2,6 @@ package io.stockade.command.admission;
 
 import io.stockade.api.reservation.ReservationLine;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 
@@ -82,11 +81,13 @@ public interface AdmissionGate {
   void recorded(Pending pending, AdmissionId admission);
 
   /**
-   * Admissions before {@code cutoff} that are not known to be recorded, oldest first: the recovery
-   * sweeper's work list. A reservation whose SKUs lie in several partitions of the gate has one
-   * entry per partition.
+   * Admissions pending for at least {@code bound} that are not known to be recorded, oldest first:
+   * the recovery sweeper's work list. Their age is told by the clock of the Redis that admitted
+   * them (which also timed the admission), never by an instance's: a skewed instance neither gives
+   * up others' admissions early nor has its own given up early. A reservation whose SKUs lie in
+   * several partitions of the gate has one entry per partition.
    */
-  List<Pending> pendingBefore(Instant cutoff, int limit);
+  List<Pending> pendingFor(Duration bound, int limit);
 
   /** One entry of the pending list: the part of a reservation admitted in one partition. */
   record Pending(String reservationId, int partition) {}

@@ -42,6 +42,7 @@ class RedisAdmissionGate implements AdmissionGate {
   private static final RedisScript<List<Object>> WITHDRAW = script("withdraw");
   private static final RedisScript<List<Object>> TRANSFER = script("transfer");
   private static final RedisScript<List<Object>> RECORDED = script("recorded");
+  private static final RedisScript<List<Object>> PENDING = script("pending");
 
   private static final Comparator<Partition> BY_INDEX = Comparator.comparingInt(Partition::index);
 
@@ -766,33 +767,28 @@ class RedisAdmissionGate implements AdmissionGate {
     }
   }
 
+  /**
+   * Each partition's oldest entries pending for at least the bound, as its Redis tells their age
+   * (pending.lua, by the TIME that also scored them), then the oldest of all. The ages of different
+   * partitions come from different servers' clocks; they only order the work.
+   */
   @Override
-  public List<Pending> pendingBefore(Instant cutoff, int limit) {
+  public List<Pending> pendingFor(Duration bound, int limit) {
+    GateSession session = session();
     List<TypedTuple<Pending>> found = new ArrayList<>();
     for (Partition partition : layout.partitions()) {
-      Set<TypedTuple<String>> entries =
-          read(
-              redis ->
-                  redis
-                      .opsForZSet()
-                      .rangeByScoreWithScores(
-                          partition.pending(),
-                          Double.NEGATIVE_INFINITY,
-                          cutoff.toEpochMilli(),
-                          0,
-                          limit));
-      if (entries == null) {
-        continue;
-      }
-      for (TypedTuple<String> entry : entries) {
+      List<Object> reply =
+          run(session, partition, PENDING, List.of(partition.pending()), bound.toMillis(), limit);
+      for (int i = 1; i + 1 < reply.size(); i += 2) {
         found.add(
             TypedTuple.of(
-                new Pending(partition.reservationId(entry.getValue()), partition.index()),
-                entry.getScore()));
+                new Pending(
+                    partition.reservationId(String.valueOf(reply.get(i))), partition.index()),
+                (double) number(reply, i + 1)));
       }
     }
     return found.stream()
-        .sorted(Comparator.comparing(TypedTuple::getScore))
+        .sorted(Comparator.comparing(TypedTuple<Pending>::getScore).reversed())
         .limit(limit)
         .map(TypedTuple::getValue)
         .toList();

@@ -12,7 +12,6 @@ import io.stockade.command.admission.AdmissionGate.Transition;
 import io.stockade.command.admission.AdmissionId;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Optional;
 import org.axonframework.commandhandling.gateway.CommandGateway;
 import org.axonframework.modelling.command.AggregateStreamCreationException;
@@ -72,8 +71,9 @@ class RecoveringUnrecordedAdmissions {
   @Scheduled(fixedDelayString = "${stockade.recovery.interval:5s}")
   void sweep() {
     try {
-      Instant cutoff = clock.instant().minus(bound);
-      for (Pending pending : gate.pendingBefore(cutoff, BATCH)) {
+      // Aged by the clock of the Redis that admitted them, not this instance's: an instance whose
+      // clock runs ahead would otherwise give up admissions others are still recording.
+      for (Pending pending : gate.pendingFor(bound, BATCH)) {
         recover(pending);
       }
       int settled = gate.settleTransfers(bound);

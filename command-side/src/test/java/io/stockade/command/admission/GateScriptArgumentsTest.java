@@ -373,6 +373,33 @@ class GateScriptArgumentsTest {
                         List.of(TestRedis.PARTITION.transfers()),
                         List.of("LEFT", "-1", "10"))),
         Arguments.of(
+            "pending: a negative bound",
+            (Fn)
+                f ->
+                    new Call(
+                        "pending", List.of(TestRedis.PARTITION.pending()), List.of("-1", "10"))),
+        Arguments.of(
+            "pending: no count",
+            (Fn) f -> new Call("pending", List.of(TestRedis.PARTITION.pending()), List.of("1000"))),
+        Arguments.of(
+            "pending: a count of zero",
+            (Fn)
+                f ->
+                    new Call(
+                        "pending", List.of(TestRedis.PARTITION.pending()), List.of("1000", "0"))),
+        Arguments.of(
+            "pending: no pending list",
+            (Fn) f -> new Call("pending", List.of(), List.of("1000", "10"))),
+        Arguments.of(
+            "pending: a pending list of the wrong type",
+            (Fn)
+                f ->
+                    new Call(
+                        "pending",
+                        List.of(f.fresh()),
+                        List.of("1000", "10"),
+                        fx -> fx.redis().opsForList().leftPush(fx.fresh(), "x"))),
+        Arguments.of(
             "replenish: zero quantity",
             (Fn) f -> new Call("replenish", replenishKeys(f), List.of("R-1", "0"))),
         Arguments.of(

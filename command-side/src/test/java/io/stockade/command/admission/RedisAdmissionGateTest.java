@@ -15,12 +15,14 @@ import java.net.Socket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 /** What each gate operation does to the counters, the intent records and the allowances. */
@@ -53,6 +55,51 @@ class RedisAdmissionGateTest {
     assertThat(admitted.admittedAt()).isEqualTo(NOW);
     assertThat(admitted.expiresAt()).isEqualTo(NOW.plus(HOLD));
     assertThat(counters(sku)).containsEntry("available", "0").containsEntry("reserved", "5");
+  }
+
+  /**
+   * An admission's pending entry is timed by Redis's clock, whatever the admitting instance's clock
+   * says (the record keeps that one's times), and it is listed as pending for a bound by the same
+   * Redis clock.
+   */
+  @Test
+  void pendingEntriesAreTimedByRedisClockNotTheAdmittingInstances() {
+    String sku = sku("clocks");
+    gate.register(sku, 5, null, 1);
+    Instant ahead = Instant.now().plus(Duration.ofSeconds(15)).truncatedTo(ChronoUnit.MILLIS);
+    Instant behind = Instant.now().minus(Duration.ofSeconds(15)).truncatedTo(ChronoUnit.MILLIS);
+    String early = "E-" + run;
+    String late = "L-" + run;
+
+    long before = redisTime();
+    AdmissionDecision.Admitted fromAhead =
+        (AdmissionDecision.Admitted)
+            gate.reserve(new Admission(late, "u-1", List.of(line(sku, 1)), HOLD, ahead));
+    AdmissionDecision.Admitted fromBehind =
+        (AdmissionDecision.Admitted)
+            gate.reserve(new Admission(early, "u-2", List.of(line(sku, 1)), HOLD, behind));
+    long after = redisTime();
+
+    assertThat(fromAhead.admittedAt()).isEqualTo(ahead);
+    assertThat(fromBehind.expiresAt()).isEqualTo(behind.plus(HOLD));
+    for (String id : List.of(early, late)) {
+      assertThat(
+              redis
+                  .opsForZSet()
+                  .score(TestRedis.PARTITION.pending(), TestRedis.PARTITION.intent(id)))
+          .as("pending score of %s, by Redis's TIME", id)
+          .isBetween((double) before, (double) after);
+    }
+    assertThat(gate.pendingFor(Duration.ofSeconds(10), 100_000))
+        .as("younger than the bound by Redis's clock")
+        .doesNotContain(new AdmissionGate.Pending(early, 0), new AdmissionGate.Pending(late, 0));
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () ->
+                assertThat(gate.pendingFor(Duration.ofMillis(100), 100_000))
+                    .contains(
+                        new AdmissionGate.Pending(early, 0), new AdmissionGate.Pending(late, 0)));
   }
 
   @Test
@@ -383,6 +430,11 @@ class RedisAdmissionGateTest {
 
   private static ReservationLine line(String sku, int quantity) {
     return new ReservationLine(sku, quantity);
+  }
+
+  /** Redis's clock, epoch milliseconds. */
+  private long redisTime() {
+    return redis.execute((RedisCallback<Long>) connection -> connection.serverCommands().time());
   }
 
   private Map<Object, Object> counters(String sku) {

@@ -46,10 +46,12 @@ import org.springframework.stereotype.Component;
 class GateReader {
 
   /**
-   * One intent record of a partition: the reservation's lines in that partition, and its admission
-   * time while it is pending there.
+   * One intent record of a partition: the reservation's lines in that partition, and while it is
+   * pending there, for how long (milliseconds), by the clock of the Redis that holds the partition:
+   * the command side scores a pending entry with that Redis's TIME, so its age is told by one clock
+   * whatever the clocks of the instances that admit and reconcile.
    */
-  record Part(String tag, String state, Map<String, Long> lines, Long pendingSince) {}
+  record Part(String tag, String state, Map<String, Long> lines, Long pendingFor) {}
 
   /**
    * A reservation's intent: its parts (one per partition its SKUs lie in), their lines summed, and
@@ -184,8 +186,13 @@ class GateReader {
     return markers;
   }
 
-  /** Every partition's pending admissions: intent key name to admission time (epoch ms). */
+  /**
+   * Every partition's pending admissions: intent key name to how long it has been pending (ms), by
+   * the clock of the Redis holding it, read before its entries (an entry admitted in between is
+   * younger than zero: in flight).
+   */
   private Map<String, Long> pending(List<String> keys) {
+    Map<String, Long> clocks = clocks(keys);
     Map<String, Long> pending = new HashMap<>();
     for (List<String> batch : batches(keys)) {
       List<Object> sets =
@@ -197,10 +204,11 @@ class GateReader {
                 }
                 return null;
               });
-      for (Object set : sets) {
-        if (!(set instanceof Set<?> entries)) {
+      for (int i = 0; i < batch.size(); i++) {
+        if (!(sets.get(i) instanceof Set<?> entries)) {
           continue;
         }
+        long now = clocks.get(batch.get(i));
         for (Object entry : entries) {
           String member = null;
           Double score = null;
@@ -212,12 +220,41 @@ class GateReader {
             score = raw.getScore();
           }
           if (member != null && score != null) {
-            pending.put(member, score.longValue());
+            pending.put(member, now - score.longValue());
           }
         }
       }
     }
     return pending;
+  }
+
+  /**
+   * The time (epoch ms) of the Redis that holds each of these keys: on a Redis Cluster, of the
+   * master serving its slot (read once per master), else of the one Redis.
+   */
+  private Map<String, Long> clocks(List<String> keys) {
+    Map<String, Long> clocks = new HashMap<>();
+    if (keys.isEmpty()) {
+      return clocks;
+    }
+    redis.execute(
+        (RedisCallback<Void>)
+            connection -> {
+              if (connection instanceof RedisClusterConnection cluster) {
+                Map<String, Long> byMaster = new HashMap<>();
+                for (String key : keys) {
+                  RedisClusterNode master = cluster.clusterGetNodeForKey(bytes(key));
+                  clocks.put(
+                      key,
+                      byMaster.computeIfAbsent(master.asString(), name -> cluster.time(master)));
+                }
+              } else {
+                Long now = connection.serverCommands().time();
+                keys.forEach(key -> clocks.put(key, now));
+              }
+              return null;
+            });
+    return clocks;
   }
 
   /** The intent records, their parts merged per reservation. */

@@ -39,11 +39,12 @@ import tools.jackson.databind.json.JsonMapper;
  * <p>Rule. Equal numbers are CONSISTENT. A difference between gate and events is first reduced by
  * the work in progress the gate itself lists, when younger than the in-flight bound: a pending
  * admission whose {@code StockReserved} is not among the events folded (the gate counts it, the
- * record not yet), and a RESERVED intent whose confirmation or release is among them (the gate's
- * update still to come). What that explains entirely is IN_FLIGHT. What remains, and any difference
- * between read model and events, is IN_FLIGHT while the same difference has been seen for no longer
- * than the bound, and DRIFT after. A reservation mismatch is classified the same way. The first
- * sighting of each difference is remembered in memory, so a restart starts the clock again.
+ * record not yet), its age told by the clock of the Redis that admitted it, and a RESERVED intent
+ * whose confirmation or release is among them (the gate's update still to come). What that explains
+ * entirely is IN_FLIGHT. What remains, and any difference between read model and events, is
+ * IN_FLIGHT while the same difference has been seen for no longer than the bound, and DRIFT after.
+ * A reservation mismatch is classified the same way. The first sighting of each difference is
+ * remembered in memory, so a restart starts the clock again.
  */
 @Component
 class Reconciliation {
@@ -80,13 +81,14 @@ class Reconciliation {
       EventStoreFold fold,
       JdbcTemplate jdbc,
       MeterRegistry meters,
+      Clock clock,
       @Value("${stockade.reconciliation.in-flight-bound:30s}") Duration bound) {
     this.gateReader = gateReader;
     this.fold = fold;
     this.jdbc = jdbc;
     this.named = new NamedParameterJdbcTemplate(jdbc);
     this.bound = bound;
-    this.clock = Clock.systemUTC();
+    this.clock = clock;
     for (String status :
         List.of(
             ReconciliationReport.CONSISTENT,
@@ -288,8 +290,11 @@ class Reconciliation {
     }
   }
 
-  /** What one RESERVED part of an intent explains of its partition's counters. */
-  private static void explain(
+  /**
+   * What one RESERVED part of an intent explains of its partition's counters. A pending part is
+   * young by the clock of its Redis (which timed its admission), not this instance's.
+   */
+  private void explain(
       GateReader.Part part,
       Recorded record,
       boolean reservedFolded,
@@ -298,9 +303,7 @@ class Reconciliation {
       Map<String, Numbers> explained,
       Set<String> admitted,
       Set<String> toApply) {
-    if (part.pendingSince() != null
-        && !reservedFolded
-        && Instant.ofEpochMilli(part.pendingSince()).isAfter(youngest)) {
+    if (part.pendingFor() != null && !reservedFolded && part.pendingFor() < bound.toMillis()) {
       // Admitted: the gate took the units; the record has not (yet).
       part.lines()
           .forEach(

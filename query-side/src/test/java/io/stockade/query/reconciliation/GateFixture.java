@@ -4,7 +4,9 @@ import io.stockade.api.reservation.ReservationLine;
 import io.stockade.api.reservation.StockReserved;
 import io.stockade.localinfra.EmbeddedRedis;
 import io.stockade.query.Events;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -12,6 +14,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.axonframework.eventsourcing.eventstore.EventStore;
+import org.springframework.data.redis.connection.RedisClusterConnection;
+import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -163,11 +167,19 @@ final class GateFixture {
    * recorded and listed as pending in that partition.
    */
   void admit(String tag, String reservationId, String skuId, int quantity) {
+    admit(tag, reservationId, skuId, quantity, Duration.ZERO);
+  }
+
+  /**
+   * What an admission does in partition {@code tag}, {@code ago} before now by Redis's clock: its
+   * pending entry scored by the TIME of the Redis holding the partition, as reserve.lua scores it.
+   */
+  void admit(String tag, String reservationId, String skuId, int quantity, Duration ago) {
     intent(tag, reservationId, "RESERVED", skuId + " " + quantity);
     String pendingKey = pendingKey(tag);
     String intentKey = intentKey(tag, reservationId);
     written.add(pendingKey);
-    redis.opsForZSet().add(pendingKey, intentKey, System.currentTimeMillis());
+    redis.opsForZSet().add(pendingKey, intentKey, redisTime(pendingKey) - ago.toMillis());
     pending.computeIfAbsent(pendingKey, key -> new ArrayList<>()).add(intentKey);
     increment(tag, skuId, "available", -quantity);
     increment(tag, skuId, "reserved", quantity);
@@ -212,6 +224,17 @@ final class GateFixture {
     // One key at a time: on a Redis Cluster, the keys lie in several slots.
     written.forEach(redis::delete);
     written.clear();
+  }
+
+  /** The time (epoch ms) of the Redis holding {@code key}: on a cluster, its slot's master's. */
+  private long redisTime(String key) {
+    return redis.execute(
+        (RedisCallback<Long>)
+            connection ->
+                connection instanceof RedisClusterConnection cluster
+                    ? cluster.time(
+                        cluster.clusterGetNodeForKey(key.getBytes(StandardCharsets.UTF_8)))
+                    : connection.serverCommands().time());
   }
 
   static String countersKey(String tag, String skuId) {

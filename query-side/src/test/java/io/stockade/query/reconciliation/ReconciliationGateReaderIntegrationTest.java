@@ -1,6 +1,7 @@
 package io.stockade.query.reconciliation;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 import io.stockade.localinfra.EmbeddedRedis;
 import java.nio.file.Path;
@@ -154,11 +155,12 @@ class ReconciliationGateReaderIntegrationTest {
 
   @Test
   void aReservationsPartsAreMergedAndPendingIsCountedInEveryPartition() {
-    long now = System.currentTimeMillis();
-    // One reservation in two partitions, both parts pending there.
+    // Scored by Redis's clock, as reserve.lua scores them, and told by the same clock.
+    long now = redisTime();
+    // One reservation in two partitions, both parts pending there, one of them for 5 s.
     intent("2.0", "r-1", "RESERVED", "sku-1 2");
     intent("2.1", "r-1", "RESERVED", "sku-2 3 sku-1 1");
-    pending("2.0", "r-1", now - 5);
+    pending("2.0", "r-1", now - 5000);
     pending("2.1", "r-1", now);
     // Halfway through a confirmation; and parts that the gate's rules never make.
     intent("2.0", "r-2", "CONFIRMED", "sku-1 1");
@@ -171,6 +173,7 @@ class ReconciliationGateReaderIntegrationTest {
     redis.opsForValue().set("stockade:{2.0}:reservation:r-6", "RESERVED");
 
     GateReader.Snapshot gate = reader.read();
+    long elapsed = redisTime() - now;
 
     assertThat(gate.pendingAdmissions()).isEqualTo(2);
     Map<String, GateReader.Intent> intents = new HashMap<>();
@@ -181,16 +184,21 @@ class ReconciliationGateReaderIntegrationTest {
     assertThat(first.state()).isEqualTo("RESERVED");
     assertThat(first.lines()).containsOnly(Map.entry("sku-1", 3L), Map.entry("sku-2", 3L));
     assertThat(first.parts())
+        .extracting(GateReader.Part::tag, GateReader.Part::state, GateReader.Part::lines)
         .containsExactlyInAnyOrder(
-            new GateReader.Part("2.0", "RESERVED", Map.of("sku-1", 2L), now - 5),
-            new GateReader.Part("2.1", "RESERVED", Map.of("sku-2", 3L, "sku-1", 1L), now));
+            tuple("2.0", "RESERVED", Map.of("sku-1", 2L)),
+            tuple("2.1", "RESERVED", Map.of("sku-2", 3L, "sku-1", 1L)));
+    Map<String, Long> pendingFor = new HashMap<>();
+    first.parts().forEach(part -> pendingFor.put(part.tag(), part.pendingFor()));
+    assertThat(pendingFor.get("2.0")).isBetween(5000L, 5000L + elapsed);
+    assertThat(pendingFor.get("2.1")).isBetween(0L, elapsed);
 
     assertThat(intents.get("r-2").state()).isEqualTo("RESERVED");
     assertThat(intents.get("r-2").parts()).hasSize(2);
     assertThat(intents.get("r-3").state()).isEqualTo("CONFIRMED+RELEASED");
     assertThat(intents.get("r-4").state()).isEqualTo("RELEASED");
     assertThat(intents.get("r-4").parts()).hasSize(1);
-    assertThat(intents.get("r-4").parts().get(0).pendingSince()).isNull();
+    assertThat(intents.get("r-4").parts().get(0).pendingFor()).isNull();
   }
 
   @Test
@@ -252,6 +260,11 @@ class ReconciliationGateReaderIntegrationTest {
         .putAll(
             "stockade:{" + tag + "}:reservation:" + reservation,
             Map.of("state", state, "user", "u-1", "lines", lines));
+  }
+
+  /** Redis's clock, epoch milliseconds. */
+  private static long redisTime() {
+    return redis.execute((RedisCallback<Long>) connection -> connection.serverCommands().time());
   }
 
   private static void pending(String tag, String reservation, long at) {

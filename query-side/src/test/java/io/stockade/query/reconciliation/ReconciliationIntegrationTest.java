@@ -10,6 +10,7 @@ import io.stockade.api.reservation.StockReserved;
 import io.stockade.api.sku.SkuRegistered;
 import io.stockade.localinfra.EmbeddedRedis;
 import io.stockade.platform.testing.ApiClient;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -318,6 +319,7 @@ class ReconciliationIntegrationTest {
               fold,
               jdbc,
               new SimpleMeterRegistry(),
+              Clock.systemUTC(),
               Duration.ofMinutes(10));
 
       ReconciliationReport report =
