@@ -9,6 +9,7 @@ import io.stockade.platform.testing.ApiClient;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -35,7 +36,7 @@ import org.springframework.http.HttpMethod;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
- * The gate rebuilt from a record of 210,000 events on one Redis (see {@link LargeRecord}), by two
+ * The gate rebuilt from a record of 212,500 events on one Redis (see {@link LargeRecord}), by two
  * command-side instances whose rebuild lease (2 s) is far shorter than the rebuild: the one that
  * rebuilds keeps the rebuild, also from an instance whose clock runs ten minutes ahead, and the
  * gate then holds what the record says and admits and refuses by it.
@@ -43,7 +44,10 @@ import org.springframework.jdbc.core.JdbcTemplate;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class GateRebuildAtScaleIntegrationTest {
 
-  private static final String DATABASE = "stockade_test_scale";
+  /** A database of each run's own, dropped at its end: the record is rebuilt from it alone. */
+  private static final String DATABASE =
+      "stockade_test_scale_" + UUID.randomUUID().toString().substring(0, 8);
+
   private static final Duration LEASE = Duration.ofSeconds(2);
 
   private static EmbeddedRedis redis;
@@ -86,18 +90,23 @@ class GateRebuildAtScaleIntegrationTest {
   }
 
   @AfterAll
-  static void stop() {
-    instances.forEach(ConfigurableApplicationContext::close);
+  static void stop() throws SQLException {
+    LargeRecord.dropDatabase(instances, DATABASE);
     if (redis != null) {
       redis.stop();
     }
   }
 
+  /**
+   * The second instance tries to open the gate every 200 ms throughout a rebuild of many times the
+   * lease: the rebuilding instance renews the lease as it goes, and keeps the rebuild.
+   */
   @Test
   @Order(1)
-  void aRebuildOfOneHundredThousandHoldersWritesWhatTheRecordSaysAndTheGateAdmitsByIt() {
+  void aRebuildOfOneHundredThousandHoldersLongerThanTheLeaseKeepsItsOwnerAndWritesTheRecord() {
     Rebuild rebuild = rebuildWhileTheOtherInstanceTries();
 
+    assertThat(rebuild.took).as("a rebuild longer than the lease").isGreaterThan(LEASE);
     assertThat(rebuild.owners).as("one owner throughout").hasSize(1);
     assertThat(epoch()).as("rebuilt once").isEqualTo(rebuild.epochBefore + 1);
     record.assertGate(gateRedis, layout);
@@ -126,25 +135,9 @@ class GateRebuildAtScaleIntegrationTest {
     record.hotHolders.put("h-new", 3L);
   }
 
-  /**
-   * The other instance tries to open the gate every 200 ms throughout a rebuild of many times the
-   * lease: the rebuilding instance renews the lease as it goes, and keeps the rebuild.
-   */
-  @Test
-  @Order(2)
-  void aRebuildLongerThanTheLeaseIsNotTakenOver() {
-    clockOfSecond.offset = Duration.ZERO;
-
-    Rebuild rebuild = rebuildWhileTheOtherInstanceTries();
-
-    assertThat(rebuild.took).as("a rebuild longer than the lease").isGreaterThan(LEASE);
-    assertThat(rebuild.owners).as("one owner throughout").hasSize(1);
-    assertThat(epoch()).as("rebuilt once").isEqualTo(rebuild.epochBefore + 1);
-  }
-
   /** The lease is judged by the database's clock: a clock ten minutes ahead sees it live. */
   @Test
-  @Order(3)
+  @Order(2)
   void anInstanceWhoseClockRunsAheadCannotTakeALiveRebuildOver() {
     clockOfSecond.offset = Duration.ofMinutes(10);
 
@@ -180,7 +173,7 @@ class GateRebuildAtScaleIntegrationTest {
     owners.add(owner());
     ready(1);
     await()
-        .atMost(Duration.ofSeconds(300))
+        .atMost(Duration.ofSeconds(120))
         .pollInterval(Duration.ofMillis(100))
         .until(
             () -> {

@@ -7,7 +7,9 @@ import io.stockade.command.CommandSideApplication;
 import io.stockade.localinfra.EmbeddedRedisCluster;
 import io.stockade.platform.testing.ApiClient;
 import java.nio.file.Path;
+import java.sql.SQLException;
 import java.time.Duration;
+import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -26,13 +28,14 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import tools.jackson.databind.JsonNode;
 
 /**
- * The gate on a Redis Cluster of three masters rebuilt from a record of 210,000 events (see {@link
+ * The gate on a Redis Cluster of three masters rebuilt from a record of 212,500 events (see {@link
  * LargeRecord}) after a master restarted empty, and kept closed while any master may evict keys.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class GateRebuildAtScaleOnClusterIntegrationTest {
 
-  private static final String DATABASE = "stockade_test_scale_cluster";
+  private static final String DATABASE =
+      "stockade_test_scale_cluster_" + UUID.randomUUID().toString().substring(0, 8);
 
   private static EmbeddedRedisCluster cluster;
   private static ConfigurableApplicationContext service;
@@ -62,9 +65,9 @@ class GateRebuildAtScaleOnClusterIntegrationTest {
   }
 
   @AfterAll
-  static void stop() {
+  static void stop() throws SQLException {
     if (service != null) {
-      service.close();
+      LargeRecord.dropDatabase(List.of(service), DATABASE);
     }
     if (cluster != null) {
       cluster.close();
@@ -81,7 +84,7 @@ class GateRebuildAtScaleOnClusterIntegrationTest {
     ready();
 
     await()
-        .atMost(Duration.ofSeconds(300))
+        .atMost(Duration.ofSeconds(120))
         .pollInterval(Duration.ofMillis(500))
         .until(() -> ready());
     assertThat(epoch()).as("rebuilt once").isEqualTo(epochBefore + 1);

@@ -8,6 +8,10 @@ import io.stockade.api.reservation.StockReleased;
 import io.stockade.api.reservation.StockReserved;
 import io.stockade.api.sku.SkuRegistered;
 import io.stockade.api.sku.StockReplenished;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeFormatter;
@@ -27,6 +31,8 @@ import org.axonframework.messaging.MetaData;
 import org.axonframework.serialization.SerializedObject;
 import org.axonframework.serialization.Serializer;
 import org.springframework.context.ApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.core.env.Environment;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.PlatformTransactionManager;
@@ -176,6 +182,26 @@ final class LargeRecord {
       for (int j = 0; j < PER_SKU; j++) {
         out.accept(reserved(sku + "-r" + j, skuUser(j), new ReservationLine(sku, 1)));
       }
+    }
+  }
+
+  /**
+   * Closes the services, then drops their database (of the test's own): the next run starts from an
+   * empty record.
+   */
+  static void dropDatabase(List<? extends ConfigurableApplicationContext> services, String name)
+      throws SQLException {
+    if (services.isEmpty()) {
+      return;
+    }
+    Environment environment = services.get(0).getEnvironment();
+    String url = environment.getProperty("spring.datasource.url");
+    String user = environment.getProperty("spring.datasource.username");
+    String password = environment.getProperty("spring.datasource.password");
+    services.forEach(ConfigurableApplicationContext::close);
+    try (Connection connection = DriverManager.getConnection(url, user, password);
+        Statement statement = connection.createStatement()) {
+      statement.execute("drop database if exists `" + name + "`");
     }
   }
 
