@@ -132,6 +132,12 @@ class GateKeeper implements GateSessions, DisposableBean {
   private volatile String lastFailure;
   private volatile int failedRebuilds;
 
+  /**
+   * This instance saw a Redis that may evict keys: it may have evicted some of the gate's before it
+   * was put right, so the gate is rebuilt before it opens again.
+   */
+  private volatile boolean evictionSeen;
+
   GateKeeper(
       DataRedisConnectionDetails redis,
       DataRedisProperties redisProperties,
@@ -168,9 +174,11 @@ class GateKeeper implements GateSessions, DisposableBean {
   }
 
   /**
-   * The epoch of the open session once Redis has confirmed it still holds that gate; empty while
-   * the gate is closed. A session that fails the check is dropped, as a failed script would drop
-   * it, so that a Redis that restarted while no reservation came is noticed here too.
+   * The epoch of the open session once Redis has confirmed it still holds that gate, and may not
+   * evict keys; empty while the gate is closed. A session that fails the check is dropped, as a
+   * failed script would drop it, so that a Redis that restarted while no reservation came is
+   * noticed here too. A Redis found with a policy that may evict is rebuilt before the gate opens
+   * again.
    */
   OptionalLong checkedEpoch() {
     Opened opened = current.get();
@@ -190,6 +198,19 @@ class GateKeeper implements GateSessions, DisposableBean {
         lost(session);
         return OptionalLong.empty();
       }
+    }
+    String evicting;
+    try {
+      evicting = evictingServers(opened.connection().factory(), session.redis());
+    } catch (RuntimeException e) {
+      lost(session);
+      return OptionalLong.empty();
+    }
+    if (evicting != null) {
+      log.error("Gate closed: {}, which may evict the gate's keys", evicting);
+      evictionSeen = true;
+      lost(session);
+      return OptionalLong.empty();
     }
     return OptionalLong.of(session.epoch());
   }
@@ -289,6 +310,7 @@ class GateKeeper implements GateSessions, DisposableBean {
       String runId = runId(connection.factory(), template);
       String evicting = evictingServers(connection.factory(), template);
       if (evicting != null) {
+        evictionSeen = true;
         throw new NotYetException(
             evicting
                 + ": Redis may evict the gate's keys (holders, pending admissions, moves), so"
@@ -300,7 +322,10 @@ class GateKeeper implements GateSessions, DisposableBean {
         markers.add(template.opsForHash().entries(partition.marker()));
       }
       GateEpochs.Row row = epochs.read();
-      String why = whyNotTrusted(row, markers, runId);
+      String why =
+          evictionSeen
+              ? "Redis's maxmemory-policy allowed evictions since the gate was last checked"
+              : whyNotTrusted(row, markers, runId);
       if (why == null) {
         return opened(new GateSession(template, row.epoch()), connection);
       }
@@ -332,6 +357,7 @@ class GateKeeper implements GateSessions, DisposableBean {
       if (!epochs.open(epoch, runId, me)) {
         throw new NotYetException("the rebuild of epoch " + epoch + " was taken over");
       }
+      evictionSeen = false;
       return opened(new GateSession(template, epoch), connection);
     } catch (RuntimeException e) {
       connection.close();
