@@ -34,6 +34,7 @@ import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.http.HttpMethod;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.test.util.ReflectionTestUtils;
 
 /**
  * The gate rebuilt from a record of 212,500 events on one Redis (see {@link LargeRecord}), by two
@@ -87,6 +88,10 @@ class GateRebuildAtScaleIntegrationTest {
     System.out.printf(
         "Appended %d events in %d ms%n",
         record.events, Duration.ofNanos(System.nanoTime() - started).toMillis());
+    // The gate follower applies the record's registrations and replenishments; once it has applied
+    // the last one it leaves the gate alone, and only the tests' probes make an instance open it.
+    String last = layout.counters(record.skus.get(LargeRecord.SKUS - 1));
+    await().atMost(Duration.ofSeconds(120)).until(() -> gateRedis.hasKey(last));
   }
 
   @AfterAll
@@ -171,6 +176,11 @@ class GateRebuildAtScaleIntegrationTest {
         .until(() -> "REBUILDING".equals(state()));
     Set<String> owners = new HashSet<>();
     owners.add(owner());
+    assertThat(owners)
+        .as("the first instance began the rebuild")
+        .containsExactly(
+            (String)
+                ReflectionTestUtils.getField(instances.get(0).getBean(GateKeeper.class), "me"));
     ready(1);
     await()
         .atMost(Duration.ofSeconds(120))
