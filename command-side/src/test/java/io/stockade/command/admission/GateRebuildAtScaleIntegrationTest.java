@@ -38,7 +38,7 @@ import org.springframework.test.util.ReflectionTestUtils;
 
 /**
  * The gate rebuilt from a record of 212,500 events on one Redis (see {@link LargeRecord}), by two
- * command-side instances whose rebuild lease (2 s) is far shorter than the rebuild: the one that
+ * command-side instances whose rebuild lease (3 s) is far shorter than the rebuild: the one that
  * rebuilds keeps the rebuild, also from an instance whose clock runs ten minutes ahead, and the
  * gate then holds what the record says and admits and refuses by it.
  */
@@ -49,7 +49,7 @@ class GateRebuildAtScaleIntegrationTest {
   private static final String DATABASE =
       "stockade_test_scale_" + UUID.randomUUID().toString().substring(0, 8);
 
-  private static final Duration LEASE = Duration.ofSeconds(2);
+  private static final Duration LEASE = Duration.ofSeconds(3);
 
   private static EmbeddedRedis redis;
   private static final List<ConfigurableApplicationContext> instances = new ArrayList<>();
