@@ -13,7 +13,11 @@
 -- ARGV[4..5]   with OPEN: the layout the keys were written in: the number of partitions and the
 --              placement pattern ('' for none)
 -- then, with WRITE and OPEN, operations: name, key index (into KEYS), argument count, arguments;
--- name is one of HSET, PEXPIRE, SET, UNLINK, ZADD.
+-- name is one of HSET, PEXPIRE, SET, UNLINK, ZADD. HSET and ZADD take pairs (field value, score
+-- member), PEXPIRE and SET at most 8 arguments, UNLINK none.
+--
+-- Lua's stack holds about 8,000 values, so an operation of any size is applied in slices of at
+-- most SLICE arguments (one HSET or ZADD per slice): no unpack can fail whatever the call holds.
 --
 -- Returns {1} when done, {0} when another rebuild has taken over (nothing written).
 
@@ -60,19 +64,28 @@ while i <= #ARGV do
   local key = tonumber(ARGV[i + 1])
   local count = tonumber(ARGV[i + 2])
   if not ALLOWED[name] or key == nil or key < 2 or key > #KEYS or count == nil or count < 0
-      or i + 2 + count > #ARGV then
+      or count ~= math.floor(count) or i + 2 + count > #ARGV
+      or ((name == 'HSET' or name == 'ZADD') and (count == 0 or count % 2 ~= 0))
+      or ((name == 'PEXPIRE' or name == 'SET') and (count == 0 or count > 8))
+      or (name == 'UNLINK' and count ~= 0) then
     return redis.error_reply('ERR_ARGUMENT operation at ' .. i)
   end
-  local args = {}
-  for j = 1, count do
-    args[j] = ARGV[i + 2 + j]
-  end
-  operations[#operations + 1] = { name = name, key = KEYS[key], args = args }
+  operations[#operations + 1] = { name = name, key = KEYS[key], from = i + 3, count = count }
   i = i + 3 + count
 end
 
+-- Even, so that a slice of HSET or ZADD never splits a pair.
+local SLICE = 1000
 for _, operation in ipairs(operations) do
-  redis.call(operation.name, operation.key, unpack(operation.args))
+  if operation.count == 0 then
+    redis.call(operation.name, operation.key)
+  else
+    local last = operation.from + operation.count - 1
+    for from = operation.from, last, SLICE do
+      local to = math.min(from + SLICE - 1, last)
+      redis.call(operation.name, operation.key, unpack(ARGV, from, to))
+    end
+  end
 end
 if mode == 'OPEN' then
   redis.call('DEL', marker)

@@ -5,9 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.stockade.localinfra.EmbeddedRedis;
 import io.stockade.platform.testing.ApiClient;
-import java.sql.Timestamp;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -97,8 +95,7 @@ class GateOutageHttpIntegrationTest {
     // Another instance claims a rebuild, as GateEpochs.claim does, and Redis loses the gate.
     jdbc.update(
         "update gate_epoch set epoch = epoch + 1, state = 'REBUILDING', owner = 'another-instance',"
-            + " changed_at = ? where id = 1",
-        Timestamp.from(Instant.now()));
+            + " changed_at = current_timestamp(6) where id = 1");
     REDIS.stop();
     REDIS.start();
 
@@ -107,10 +104,10 @@ class GateOutageHttpIntegrationTest {
         .untilAsserted(() -> assertGate(http, 503, "OUT_OF_SERVICE", "REBUILDING"));
     assertThat(http.get("/actuator/health/liveness").getStatusCode().value()).isEqualTo(200);
 
-    // The other instance stopped answering: once its lease has passed, this one rebuilds.
+    // The other instance stopped answering: once its lease has passed (by the database's clock),
+    // this one rebuilds.
     jdbc.update(
-        "update gate_epoch set changed_at = ? where id = 1",
-        Timestamp.from(Instant.now().minus(Duration.ofHours(1))));
+        "update gate_epoch set changed_at = current_timestamp(6) - interval 1 hour where id = 1");
     await().atMost(Duration.ofSeconds(60)).until(() -> ready(http));
     assertGate(http, 200, "UP", "OPEN");
   }

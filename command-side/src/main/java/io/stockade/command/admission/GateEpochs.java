@@ -1,8 +1,6 @@
 package io.stockade.command.admission;
 
-import java.sql.Timestamp;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.OptionalLong;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
@@ -12,22 +10,40 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * The gate's epoch as the database keeps it (table {@code gate_epoch}): the fence that keeps
  * admissions of an ended epoch out of the record, and the lock that lets one instance rebuild the
  * gate while the others wait.
+ *
+ * <p>The rebuild's lease is judged by the database's clock alone: {@code changed_at} is written as
+ * the database's {@code CURRENT_TIMESTAMP} and compared with it, so no instance's clock, however
+ * far off, can make a live lease look expired or a dead one live.
  */
 @Component
 class GateEpochs implements AdmissionFence {
 
-  /** What the row says. */
-  record Row(long epoch, String state, String redisRunId, String owner, Instant changedAt) {
+  /**
+   * What the row says.
+   *
+   * @param silence how long ago, by the database's clock, the row last changed or its rebuild was
+   *     renewed
+   */
+  record Row(long epoch, String state, String redisRunId, String owner, Duration silence) {
 
     boolean open() {
       return OPEN.equals(state);
     }
 
+    /** {@code me} is rebuilding: an attempt that failed goes on in the same epoch. */
+    boolean rebuiltBy(String me) {
+      return REBUILDING.equals(state) && me.equals(owner);
+    }
+
     /** Another instance is rebuilding and was heard from within the lease. */
-    boolean rebuiltByOther(String me, Instant now, Duration lease) {
-      return REBUILDING.equals(state) && !me.equals(owner) && changedAt.plus(lease).isAfter(now);
+    boolean rebuiltByOther(String me, Duration lease) {
+      return REBUILDING.equals(state) && !me.equals(owner) && silence.compareTo(lease) < 0;
     }
   }
+
+  /** Microseconds since the row last changed, by the database's clock. */
+  private static final String SILENCE =
+      "timestampdiff(microsecond, changed_at, current_timestamp(6))";
 
   static final String OPEN = "OPEN";
   static final String REBUILDING = "REBUILDING";
@@ -40,14 +56,14 @@ class GateEpochs implements AdmissionFence {
 
   Row read() {
     return jdbc.queryForObject(
-        "select epoch, state, redis_run_id, owner, changed_at from gate_epoch where id = 1",
+        "select epoch, state, redis_run_id, owner, " + SILENCE + " from gate_epoch where id = 1",
         (rs, i) ->
             new Row(
                 rs.getLong(1),
                 rs.getString(2),
                 rs.getString(3),
                 rs.getString(4),
-                rs.getTimestamp(5).toInstant()));
+                Duration.ofNanos(rs.getLong(5) * 1000)));
   }
 
   /**
@@ -71,21 +87,44 @@ class GateEpochs implements AdmissionFence {
 
   /**
    * Begins a rebuild: moves the row from what {@code seen} says to the next epoch, REBUILDING,
-   * owned by {@code me}. The update waits until no admission of the old epoch is being stored.
+   * owned by {@code me}, unless another instance's rebuild was heard from within {@code lease}. The
+   * update waits until no admission of the old epoch is being stored.
    *
-   * @return the new epoch, or empty when the row changed since {@code seen} (someone else began)
+   * @return the new epoch, or empty when the row changed since {@code seen} (someone else began) or
+   *     another instance's rebuild is still alive
    */
-  OptionalLong claim(Row seen, String me, Instant now) {
+  OptionalLong claim(Row seen, String me, Duration lease) {
     int updated =
         jdbc.update(
-            "update gate_epoch set epoch = epoch + 1, state = ?, owner = ?, changed_at = ?"
-                + " where id = 1 and epoch = ? and state = ?",
+            "update gate_epoch set epoch = epoch + 1, state = ?, owner = ?,"
+                + " changed_at = current_timestamp(6)"
+                + " where id = 1 and epoch = ? and state = ?"
+                + " and (state <> ? or owner = ? or "
+                + SILENCE
+                + " >= ?)",
             REBUILDING,
             me,
-            Timestamp.from(now),
             seen.epoch(),
-            seen.state());
+            seen.state(),
+            REBUILDING,
+            me,
+            lease.toNanos() / 1000);
     return updated == 1 ? OptionalLong.of(seen.epoch() + 1) : OptionalLong.empty();
+  }
+
+  /**
+   * Renews {@code me}'s lease on the rebuild of {@code epoch}.
+   *
+   * @return false when another instance took the rebuild over
+   */
+  boolean renew(long epoch, String me) {
+    return jdbc.update(
+            "update gate_epoch set changed_at = current_timestamp(6)"
+                + " where id = 1 and epoch = ? and owner = ? and state = ?",
+            epoch,
+            me,
+            REBUILDING)
+        == 1;
   }
 
   /**
@@ -93,13 +132,12 @@ class GateEpochs implements AdmissionFence {
    *
    * @return false when another instance took the rebuild over meanwhile
    */
-  boolean open(long epoch, String runId, String me, Instant now) {
+  boolean open(long epoch, String runId, String me) {
     return jdbc.update(
-            "update gate_epoch set state = ?, redis_run_id = ?, changed_at = ?"
+            "update gate_epoch set state = ?, redis_run_id = ?, changed_at = current_timestamp(6)"
                 + " where id = 1 and epoch = ? and owner = ? and state = ?",
             OPEN,
             runId,
-            Timestamp.from(now),
             epoch,
             me,
             REBUILDING)

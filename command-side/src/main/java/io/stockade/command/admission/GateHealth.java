@@ -11,6 +11,10 @@ import org.springframework.stereotype.Component;
  * instance is rebuilding it from the event store) or CLOSED (down: Redis cannot be reached or
  * trusted yet, or the database cannot tell). The readiness group includes it, so that a load
  * balancer sends no reservation to an instance whose gate would refuse it with 503.
+ *
+ * <p>While the gate is closed, {@code reason} says why this instance could not open it the last
+ * time it tried (a failed rebuild with its cause, a Redis that may evict keys, another instance
+ * rebuilding, Redis unreachable), and {@code failedRebuilds} how many rebuilds failed in a row.
  */
 @Component("gate")
 class GateHealth implements HealthIndicator {
@@ -33,18 +37,24 @@ class GateHealth implements HealthIndicator {
     if (open.isPresent()) {
       return Health.up().withDetail("state", OPEN).withDetail("epoch", open.getAsLong()).build();
     }
-    GateEpochs.Row row;
+    Health.Builder health;
     try {
-      row = epochs.read();
+      GateEpochs.Row row = epochs.read();
+      health =
+          GateEpochs.REBUILDING.equals(row.state())
+              ? Health.outOfService().withDetail("state", REBUILDING)
+              : Health.down().withDetail("state", CLOSED);
+      health.withDetail("epoch", row.epoch());
     } catch (DataAccessException e) {
-      return Health.down().withDetail("state", CLOSED).build();
+      health = Health.down().withDetail("state", CLOSED);
     }
-    if (GateEpochs.REBUILDING.equals(row.state())) {
-      return Health.outOfService()
-          .withDetail("state", REBUILDING)
-          .withDetail("epoch", row.epoch())
-          .build();
+    String reason = keeper.closedBecause();
+    if (reason != null) {
+      health.withDetail("reason", reason);
     }
-    return Health.down().withDetail("state", CLOSED).withDetail("epoch", row.epoch()).build();
+    if (keeper.failedRebuilds() > 0) {
+      health.withDetail("failedRebuilds", keeper.failedRebuilds());
+    }
+    return health.build();
   }
 }

@@ -9,6 +9,7 @@ import io.stockade.api.sku.SkuRegistered;
 import io.stockade.api.sku.StockReplenished;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,6 +19,9 @@ import org.slf4j.LoggerFactory;
 /**
  * What the gate's keys must hold, folded from the event store: every SKU's counters, holders and
  * applied replenishments, and the intent of every reservation the gate must still recognise.
+ *
+ * <p>It holds what the gate will hold and no more, whatever the length of the record: a reservation
+ * that ended before the retention is forgotten as soon as its end is folded.
  */
 final class GateImage {
 
@@ -34,16 +38,23 @@ final class GateImage {
   }
 
   static final class Intent {
+    String reservationId;
     String state;
     String userId;
     List<ReservationLine> lines;
-    String fingerprint;
     long sequence;
     long epoch;
     Instant admittedAt;
     Instant expiresAt;
     String reason;
     Instant endedAt;
+
+    /** What reserve.lua records to recognise a retry: computed for the intents written only. */
+    String fingerprint() {
+      return new Admission(
+              reservationId, userId, lines, Duration.between(admittedAt, expiresAt), admittedAt)
+          .fingerprint();
+    }
   }
 
   /** Lines as reserve.lua writes them: "sku qty sku qty ...". */
@@ -59,9 +70,22 @@ final class GateImage {
   }
 
   final Map<String, Sku> skus = new LinkedHashMap<>();
-  final Map<String, Intent> intents = new LinkedHashMap<>();
+  final Map<String, Intent> intents = new HashMap<>();
   long sequence;
   long events;
+
+  /** Before this instant an ended reservation is past the retention; null keeps every one. */
+  private final Instant forgetEndedBefore;
+
+  /** An image of the gate as of {@code now}, which keeps ended intents for {@code retention}. */
+  GateImage(Instant now, Duration retention) {
+    this.forgetEndedBefore = now.minus(retention);
+  }
+
+  /** An image that keeps every intent. */
+  GateImage() {
+    this.forgetEndedBefore = null;
+  }
 
   /** Folds one event of the record, in the record's order. */
   void apply(Object event) {
@@ -78,6 +102,7 @@ final class GateImage {
       sku.replenishments.put(replenished.replenishmentId(), (long) replenished.quantity());
     } else if (event instanceof StockReserved reserved) {
       Intent intent = new Intent();
+      intent.reservationId = reserved.reservationId();
       intent.state = "RESERVED";
       intent.userId = reserved.userId();
       intent.lines = reserved.lines();
@@ -85,14 +110,6 @@ final class GateImage {
       intent.epoch = reserved.gateEpoch();
       intent.admittedAt = reserved.reservedAt();
       intent.expiresAt = reserved.expiresAt();
-      intent.fingerprint =
-          new Admission(
-                  reserved.reservationId(),
-                  reserved.userId(),
-                  reserved.lines(),
-                  Duration.between(reserved.reservedAt(), reserved.expiresAt()),
-                  reserved.reservedAt())
-              .fingerprint();
       intents.put(reserved.reservationId(), intent);
       sequence = Math.max(sequence, reserved.admissionSequence());
       for (ReservationLine line : reserved.lines()) {
@@ -151,6 +168,9 @@ final class GateImage {
     }
     intent.state = state;
     intent.endedAt = at;
+    if (forgetEndedBefore != null && !at.isAfter(forgetEndedBefore)) {
+      intents.remove(reservationId);
+    }
     return intent;
   }
 

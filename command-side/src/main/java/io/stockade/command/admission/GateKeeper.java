@@ -10,9 +10,7 @@ import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HexFormat;
@@ -27,6 +25,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.DisposableBean;
@@ -58,7 +57,16 @@ import org.springframework.stereotype.Component;
  * <p>A rebuild is claimed in the database (next epoch, REBUILDING), which waits for admissions of
  * the old epoch still being stored and fences out later ones; the other instances wait until the
  * epoch is OPEN, then adopt it. A claim left by an instance that stopped answering is taken over
- * after {@code stockade.gate.rebuild-lease}.
+ * after {@code stockade.gate.rebuild-lease} without news, by the database's clock; the rebuilding
+ * instance renews the lease as it works.
+ *
+ * <p>A rebuild that fails is logged with its cause on every attempt, reported by the health
+ * component, and tried again in the same epoch after a pause that doubles from {@link
+ * #FIRST_BACKOFF} to {@link #MAX_BACKOFF}.
+ *
+ * <p>The gate never opens on a Redis that may evict keys ({@code maxmemory-policy} other than
+ * {@code noeviction}, on any master): an evicted holder, pending admission or move would silently
+ * let units be sold twice or lost.
  */
 @Component
 class GateKeeper implements GateSessions, DisposableBean {
@@ -85,13 +93,29 @@ class GateKeeper implements GateSessions, DisposableBean {
     }
   }
 
+  /** The rebuild of an epoch failed; the next attempt follows after a back-off. */
+  private static final class RebuildFailedException extends RuntimeException {
+
+    RebuildFailedException(long epoch, RuntimeException cause) {
+      super("the rebuild of gate epoch " + epoch + " failed: " + describe(cause), cause);
+    }
+  }
+
+  /** The pause after a first failed rebuild, doubled after each further one. */
+  static final Duration FIRST_BACKOFF = Duration.ofSeconds(1);
+
+  /** The longest pause between two attempts to rebuild. */
+  static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
+
+  /** The only {@code maxmemory-policy} that never evicts a key. */
+  static final String NO_EVICTION = "noeviction";
+
   private final DataRedisConnectionDetails redis;
   private final DataRedisProperties redisProperties;
   private final GateEpochs epochs;
   private final GateRebuild rebuild;
   private final GateProperties properties;
   private final GateLayout layout;
-  private final Clock clock;
   private final String me =
       ManagementFactory.getRuntimeMXBean().getName()
           + "/"
@@ -106,6 +130,13 @@ class GateKeeper implements GateSessions, DisposableBean {
   private final AtomicReference<Opened> current = new AtomicReference<>();
   private final AtomicBoolean opening = new AtomicBoolean();
   private volatile String lastFailure;
+  private volatile int failedRebuilds;
+
+  /**
+   * This instance saw a Redis that may evict keys: it may have evicted some of the gate's before it
+   * was put right, so the gate is rebuilt before it opens again.
+   */
+  private volatile boolean evictionSeen;
 
   GateKeeper(
       DataRedisConnectionDetails redis,
@@ -113,15 +144,23 @@ class GateKeeper implements GateSessions, DisposableBean {
       GateEpochs epochs,
       GateRebuild rebuild,
       GateProperties properties,
-      GateLayout layout,
-      Clock clock) {
+      GateLayout layout) {
     this.redis = redis;
     this.redisProperties = redisProperties;
     this.epochs = epochs;
     this.rebuild = rebuild;
     this.properties = properties;
     this.layout = layout;
-    this.clock = clock;
+  }
+
+  /** Why the gate is closed on this instance (the last attempt's failure), or null. */
+  String closedBecause() {
+    return current.get() == null ? lastFailure : null;
+  }
+
+  /** Rebuilds that failed in a row on this instance. */
+  int failedRebuilds() {
+    return failedRebuilds;
   }
 
   @Override
@@ -135,9 +174,11 @@ class GateKeeper implements GateSessions, DisposableBean {
   }
 
   /**
-   * The epoch of the open session once Redis has confirmed it still holds that gate; empty while
-   * the gate is closed. A session that fails the check is dropped, as a failed script would drop
-   * it, so that a Redis that restarted while no reservation came is noticed here too.
+   * The epoch of the open session once Redis has confirmed it still holds that gate, and may not
+   * evict keys; empty while the gate is closed. A session that fails the check is dropped, as a
+   * failed script would drop it, so that a Redis that restarted while no reservation came is
+   * noticed here too. A Redis found with a policy that may evict is rebuilt before the gate opens
+   * again.
    */
   OptionalLong checkedEpoch() {
     Opened opened = current.get();
@@ -157,6 +198,19 @@ class GateKeeper implements GateSessions, DisposableBean {
         lost(session);
         return OptionalLong.empty();
       }
+    }
+    String evicting;
+    try {
+      evicting = evictingServers(opened.connection().factory(), session.redis());
+    } catch (RuntimeException e) {
+      lost(session);
+      return OptionalLong.empty();
+    }
+    if (evicting != null) {
+      log.error("Gate closed: {}, which may evict the gate's keys", evicting);
+      evictionSeen = true;
+      lost(session);
+      return OptionalLong.empty();
     }
     return OptionalLong.of(session.epoch());
   }
@@ -200,18 +254,53 @@ class GateKeeper implements GateSessions, DisposableBean {
       current.set(opened);
       opening.set(false);
       lastFailure = null;
+      failedRebuilds = 0;
       log.info("Gate open in epoch {}", opened.session().epoch());
     } catch (RuntimeException e) {
-      String failure = String.valueOf(e.getMessage());
-      if (!failure.equals(lastFailure)) {
+      long delay = properties.reopenInterval().toMillis();
+      String failure = describe(e);
+      if (e instanceof RebuildFailedException) {
+        int failed = ++failedRebuilds;
+        delay = backoff(failed).toMillis();
+        log.error(
+            "Gate stays closed: {} (failed {} time(s) in a row); trying again in {} ms",
+            failure,
+            failed,
+            delay,
+            e.getCause());
+      } else if (!failure.equals(lastFailure)) {
         log.warn("Gate cannot open yet ({}); trying again", failure);
-        lastFailure = failure;
       }
+      lastFailure = failure;
       if (!opener.isShutdown()) {
-        opener.schedule(
-            this::attempt, properties.reopenInterval().toMillis(), TimeUnit.MILLISECONDS);
+        try {
+          opener.schedule(this::attempt, delay, TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException shuttingDown) {
+          opening.set(false);
+        }
       }
     }
+  }
+
+  /** The pause after {@code failed} failed rebuilds in a row. */
+  static Duration backoff(int failed) {
+    Duration delay = FIRST_BACKOFF;
+    for (int i = 1; i < failed && delay.compareTo(MAX_BACKOFF) < 0; i++) {
+      delay = delay.multipliedBy(2);
+    }
+    return delay.compareTo(MAX_BACKOFF) < 0 ? delay : MAX_BACKOFF;
+  }
+
+  /** An exception's message and those of its causes, for the log and the health component. */
+  static String describe(Throwable e) {
+    StringBuilder text = new StringBuilder();
+    for (Throwable t = e; t != null && text.length() < 1000; t = t.getCause()) {
+      String message = t.getMessage() == null ? t.getClass().getName() : t.getMessage();
+      if (text.indexOf(message) < 0) {
+        text.append(text.length() > 0 ? ": " : "").append(message);
+      }
+    }
+    return text.length() > 1000 ? text.substring(0, 1000) : text.toString();
   }
 
   private Opened open() {
@@ -219,33 +308,146 @@ class GateKeeper implements GateSessions, DisposableBean {
     try {
       StringRedisTemplate template = new StringRedisTemplate(connection.factory());
       String runId = runId(connection.factory(), template);
+      String evicting = evictingServers(connection.factory(), template);
+      if (evicting != null) {
+        evictionSeen = true;
+        throw new NotYetException(
+            evicting
+                + ": Redis may evict the gate's keys (holders, pending admissions, moves), so"
+                + " the gate stays closed until maxmemory-policy is "
+                + NO_EVICTION);
+      }
       List<Map<Object, Object>> markers = new ArrayList<>();
       for (GateLayout.Partition partition : layout.partitions()) {
         markers.add(template.opsForHash().entries(partition.marker()));
       }
       GateEpochs.Row row = epochs.read();
-      String why = whyNotTrusted(row, markers, runId);
+      String why =
+          evictionSeen
+              ? "Redis's maxmemory-policy allowed evictions since the gate was last checked"
+              : whyNotTrusted(row, markers, runId);
       if (why == null) {
         return opened(new GateSession(template, row.epoch()), connection);
       }
-      Instant now = clock.instant();
-      if (row.rebuiltByOther(me, now, properties.rebuildLease())) {
-        throw new NotYetException("gate being rebuilt by " + row.owner());
+      long epoch;
+      if (row.rebuiltBy(me)) {
+        // An earlier attempt of this instance failed: its epoch admitted nothing, so it goes on.
+        epoch = row.epoch();
+        if (!epochs.renew(epoch, me)) {
+          throw new NotYetException("the rebuild of epoch " + epoch + " was taken over");
+        }
+        log.warn("Gate rebuild from the event store as epoch {} tried again", epoch);
+      } else {
+        if (row.rebuiltByOther(me, properties.rebuildLease())) {
+          throw new NotYetException("gate being rebuilt by " + row.owner());
+        }
+        epoch =
+            epochs
+                .claim(row, me, properties.rebuildLease())
+                .orElseThrow(() -> new NotYetException("another instance began a rebuild"));
+        log.warn("Gate closed for a rebuild from the event store as epoch {}: {}", epoch, why);
       }
-      long epoch =
-          epochs
-              .claim(row, me, now)
-              .orElseThrow(() -> new NotYetException("another instance began a rebuild"));
-      log.warn("Gate closed for a rebuild from the event store as epoch {}: {}", epoch, why);
-      rebuild.rebuild(template, epoch, runId);
-      if (!epochs.open(epoch, runId, me, clock.instant())) {
+      try {
+        rebuild.rebuild(template, epoch, runId, lease(epoch));
+      } catch (GateRebuild.TakenOverException e) {
+        throw new NotYetException(e.getMessage());
+      } catch (RuntimeException e) {
+        throw new RebuildFailedException(epoch, e);
+      }
+      if (!epochs.open(epoch, runId, me)) {
         throw new NotYetException("the rebuild of epoch " + epoch + " was taken over");
       }
+      evictionSeen = false;
       return opened(new GateSession(template, epoch), connection);
     } catch (RuntimeException e) {
       connection.close();
       throw e;
     }
+  }
+
+  /**
+   * The lease of this instance's rebuild of {@code epoch}, renewed in the database at most every
+   * quarter of {@code rebuild-lease}.
+   */
+  private GateRebuild.Lease lease(long epoch) {
+    long every = Math.max(properties.rebuildLease().toNanos() / 4, 1);
+    return new GateRebuild.Lease() {
+      private long renewedAt = System.nanoTime();
+
+      @Override
+      public void renew() {
+        if (System.nanoTime() - renewedAt < every) {
+          return;
+        }
+        if (!epochs.renew(epoch, me)) {
+          throw new GateRebuild.TakenOverException(epoch);
+        }
+        renewedAt = System.nanoTime();
+      }
+    };
+  }
+
+  /**
+   * The servers whose {@code maxmemory-policy} may evict keys, as "host:port has policy" (null when
+   * none): the one server, or every master of a cluster.
+   */
+  static String evictingServers(LettuceConnectionFactory factory, StringRedisTemplate template) {
+    List<String> evicting = new ArrayList<>();
+    if (!factory.isClusterAware()) {
+      String policy =
+          template.execute(
+              (RedisCallback<String>)
+                  c ->
+                      evictionPolicy(
+                          () -> c.serverCommands().getConfig("maxmemory-policy"),
+                          () -> c.serverCommands().info("memory")));
+      if (!NO_EVICTION.equals(policy)) {
+        evicting.add("Redis has maxmemory-policy " + policy);
+      }
+    } else {
+      try (RedisClusterConnection cluster = factory.getClusterConnection()) {
+        for (RedisClusterNode node : cluster.clusterGetNodes()) {
+          if (node.isMaster()) {
+            String policy =
+                evictionPolicy(
+                    () -> cluster.serverCommands().getConfig(node, "maxmemory-policy"),
+                    () -> cluster.serverCommands().info(node, "memory"));
+            if (!NO_EVICTION.equals(policy)) {
+              evicting.add(
+                  "Redis "
+                      + node.getHost()
+                      + ":"
+                      + node.getPort()
+                      + " has maxmemory-policy "
+                      + policy);
+            }
+          }
+        }
+      }
+    }
+    return evicting.isEmpty() ? null : String.join(", ", evicting);
+  }
+
+  /**
+   * A server's {@code maxmemory-policy}: from CONFIG GET, or where CONFIG is disabled or renamed
+   * from INFO memory.
+   */
+  private static String evictionPolicy(Supplier<Properties> config, Supplier<Properties> info) {
+    try {
+      Properties answer = config.get();
+      String policy = answer == null ? null : answer.getProperty("maxmemory-policy");
+      if (policy != null) {
+        return policy;
+      }
+    } catch (RuntimeException configRefused) {
+      // CONFIG renamed or disabled: INFO tells too.
+    }
+    Properties memory = info.get();
+    String policy = memory == null ? null : memory.getProperty("maxmemory_policy");
+    if (policy == null) {
+      throw new NotYetException("Redis tells neither by CONFIG nor by INFO its maxmemory-policy");
+    }
+    return policy;
   }
 
   /**

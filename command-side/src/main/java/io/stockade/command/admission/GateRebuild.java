@@ -39,7 +39,21 @@ import org.springframework.stereotype.Component;
 class GateRebuild {
 
   private static final Logger log = LoggerFactory.getLogger(GateRebuild.class);
-  private static final int BATCH = 500;
+
+  /** Keys in one restore.lua call. */
+  static final int MAX_KEYS = 500;
+
+  /**
+   * Arguments in one restore.lua call: each call stays far below what Redis takes in one request
+   * and what a script can work through quickly, whatever the record holds.
+   */
+  static final int MAX_ARGS = 4000;
+
+  /** Arguments of one operation: a SKU's thousands of holders are written over several HSETs. */
+  static final int MAX_OPERATION_ARGS = 1000;
+
+  /** How often the fold hears the lease, in events. */
+  private static final int EVENTS_BETWEEN_RENEWALS = 1000;
 
   private static final RedisScript<List<Object>> RESTORE = RedisAdmissionGate.script("restore");
 
@@ -65,13 +79,29 @@ class GateRebuild {
   }
 
   /**
-   * Rebuilds the gate in {@code redis} as epoch {@code epoch} of the Redis server(s) {@code runId}.
+   * The claim on the rebuild in the database, which the rebuild renews while it works (every script
+   * call and every thousand events of the fold): a rebuild that takes longer than the lease is not
+   * taken over while it makes progress.
    */
-  void rebuild(StringRedisTemplate redis, long epoch, String runId) {
+  interface Lease {
+
+    /**
+     * Tells the database the rebuild is alive (at most as often as it needs to hear it).
+     *
+     * @throws TakenOverException when another instance took the rebuild over
+     */
+    void renew();
+  }
+
+  /**
+   * Rebuilds the gate in {@code redis} as epoch {@code epoch} of the Redis server(s) {@code runId},
+   * renewing {@code lease} as it goes.
+   */
+  void rebuild(StringRedisTemplate redis, long epoch, String runId, Lease lease) {
     long started = System.nanoTime();
     List<Writer> writers = new ArrayList<>();
     for (Partition partition : layout.partitions()) {
-      Writer writer = new Writer(redis, partition, epoch);
+      Writer writer = new Writer(redis, partition, epoch, lease);
       writer.call("BEGIN", List.of(), List.of());
       writers.add(writer);
     }
@@ -95,11 +125,18 @@ class GateRebuild {
     }
     writers.forEach(Writer::flush);
 
-    GateImage image = new GateImage();
-    try (Stream<? extends TrackedEventMessage<?>> stream = events.readEvents(null, false)) {
-      stream.forEach(message -> image.apply(message.getPayload()));
-    }
     Instant now = clock.instant();
+    GateImage image = new GateImage(now, retention);
+    try (Stream<? extends TrackedEventMessage<?>> stream = events.readEvents(null, false)) {
+      stream.forEach(
+          message -> {
+            image.apply(message.getPayload());
+            if (image.events % EVENTS_BETWEEN_RENEWALS == 0) {
+              lease.renew();
+            }
+          });
+    }
+    long folded = System.nanoTime();
     Map<String, GateImage.Intent> intents = image.intentsToKeep(now, retention);
     ToIntFunction<Partition> servers = servers(redis);
     Map<String, long[]> reservedByBucket = new HashMap<>();
@@ -135,14 +172,15 @@ class GateRebuild {
     }
     log.warn(
         "Gate rebuilt as epoch {} from {} events in {} partitions: {} SKUs, {} reservations, {}"
-            + " stale keys cleared, in {} ms",
+            + " stale keys cleared, in {} ms ({} ms to clear and fold)",
         epoch,
         image.events,
         writers.size(),
         image.skus.size(),
         intents.size(),
         stale,
-        Duration.ofNanos(System.nanoTime() - started).toMillis());
+        Duration.ofNanos(System.nanoTime() - started).toMillis(),
+        Duration.ofNanos(folded - started).toMillis());
   }
 
   /**
@@ -255,11 +293,9 @@ class GateRebuild {
           String.valueOf(sku.limit),
           "buckets",
           GateLayout.recorded(placement));
-      if (!holders.get(bucket).isEmpty()) {
-        writer.add("HSET", partition.holders(skuId), flatten(holders.get(bucket)));
-      }
-      if (bucket == 0 && !sku.replenishments.isEmpty()) {
-        writer.add("HSET", partition.replenishments(skuId), flatten(sku.replenishments));
+      writer.addPairs("HSET", partition.holders(skuId), holders.get(bucket));
+      if (bucket == 0) {
+        writer.addPairs("HSET", partition.replenishments(skuId), sku.replenishments);
       }
     }
   }
@@ -295,7 +331,7 @@ class GateRebuild {
                       "lines",
                       GateImage.recordedLines(lines),
                       "fingerprint",
-                      intent.fingerprint,
+                      intent.fingerprint(),
                       "sequence",
                       String.valueOf(intent.sequence),
                       "epoch",
@@ -316,40 +352,60 @@ class GateRebuild {
         });
   }
 
-  private static String[] flatten(Map<String, Long> values) {
-    List<String> flat = new ArrayList<>();
-    values.forEach(
-        (field, value) -> {
-          flat.add(field);
-          flat.add(String.valueOf(value));
-        });
-    return flat.toArray(String[]::new);
-  }
-
-  /** Batches operations on one partition's keys into restore.lua calls. */
+  /**
+   * Batches operations on one partition's keys into restore.lua calls of at most {@link #MAX_KEYS}
+   * keys and {@link #MAX_ARGS} arguments; an operation of more than {@link #MAX_OPERATION_ARGS}
+   * arguments is split first.
+   */
   private static final class Writer {
 
     private final StringRedisTemplate redis;
     private final Partition partition;
     private final long epoch;
+    private final Lease lease;
     private final List<String> keys = new ArrayList<>();
     private final List<String> operations = new ArrayList<>();
 
-    Writer(StringRedisTemplate redis, Partition partition, long epoch) {
+    Writer(StringRedisTemplate redis, Partition partition, long epoch, Lease lease) {
       this.redis = redis;
       this.partition = partition;
       this.epoch = epoch;
+      this.lease = lease;
     }
 
+    /** One operation of a few arguments (SET, PEXPIRE, UNLINK, an intent's HSET). */
     void add(String name, String key, String... args) {
+      if (args.length > MAX_OPERATION_ARGS) {
+        throw new IllegalArgumentException(name + " of " + args.length + " arguments");
+      }
+      operation(name, key, List.of(args));
+    }
+
+    /** HSET (or ZADD) of any number of pairs, in operations of bounded size. */
+    void addPairs(String name, String key, Map<String, Long> pairs) {
+      List<String> args = new ArrayList<>(Math.min(2 * pairs.size(), MAX_OPERATION_ARGS));
+      for (Map.Entry<String, Long> pair : pairs.entrySet()) {
+        args.add(pair.getKey());
+        args.add(String.valueOf(pair.getValue()));
+        if (args.size() >= MAX_OPERATION_ARGS) {
+          operation(name, key, args);
+          args.clear();
+        }
+      }
+      if (!args.isEmpty()) {
+        operation(name, key, args);
+      }
+    }
+
+    private void operation(String name, String key, List<String> args) {
+      if (keys.size() + 1 > MAX_KEYS || operations.size() + 3 + args.size() > MAX_ARGS) {
+        flush();
+      }
       keys.add(key);
       operations.add(name);
       operations.add(String.valueOf(keys.size() + 1));
-      operations.add(String.valueOf(args.length));
-      operations.addAll(List.of(args));
-      if (keys.size() >= BATCH) {
-        flush();
-      }
+      operations.add(String.valueOf(args.size()));
+      operations.addAll(args);
     }
 
     void flush() {
@@ -368,6 +424,7 @@ class GateRebuild {
     }
 
     void call(String mode, List<String> batchKeys, List<String> args) {
+      lease.renew();
       List<String> allKeys = new ArrayList<>(batchKeys.size() + 1);
       allKeys.add(partition.marker());
       allKeys.addAll(batchKeys);

@@ -55,6 +55,30 @@ class GateImageTest {
   }
 
   @Test
+  void forgetsAReservationThatEndedBeforeTheRetentionAsSoonAsItsEndIsFolded() {
+    Instant now = T0.plus(Duration.ofDays(3));
+    GateImage image = new GateImage(now, Duration.ofHours(24));
+    image.apply(new SkuRegistered("a", 300_000, null));
+    for (int i = 0; i < 100_000; i++) {
+      image.apply(reserved("O-" + i, "u-" + i, i, new ReservationLine("a", 2)));
+      image.apply(new StockConfirmed("O-" + i, "u-" + i, List.of(), T0.plusSeconds(60)));
+    }
+    image.apply(reserved("O-live", "u-live", 100_000, new ReservationLine("a", 1)));
+    image.apply(reserved("O-recent", "u-recent", 100_001, new ReservationLine("a", 1)));
+    image.apply(new StockReleased("O-recent", "u-recent", List.of(), "CANCELLED", now));
+
+    assertThat(image.intents).as("held while folding").containsOnlyKeys("O-live", "O-recent");
+    GateImage.Sku a = image.skus.get("a");
+    assertThat(List.of(a.available, a.reserved, a.sold)).containsExactly(99_999L, 1L, 200_000L);
+    assertThat(a.holders)
+        .as("confirmed buyers stay holders")
+        .hasSize(100_001)
+        .containsEntry("u-99999", 2L)
+        .containsEntry("u-live", 1L)
+        .doesNotContainKey("u-recent");
+  }
+
+  @Test
   void aRebuiltIntentIsTheOneTheGateWrote() {
     StringRedisTemplate redis = TestRedis.shared();
     RedisAdmissionGate gate = TestRedis.gate(redis, Duration.ofHours(24));
@@ -81,7 +105,7 @@ class GateImageTest {
             admitted.gateEpoch()));
     GateImage.Intent rebuilt = image.intents.get("O-" + run);
 
-    assertThat(rebuilt.fingerprint).isEqualTo(written.get("fingerprint"));
+    assertThat(rebuilt.fingerprint()).isEqualTo(written.get("fingerprint"));
     assertThat(GateImage.recordedLines(rebuilt.lines)).isEqualTo(written.get("lines"));
     assertThat(String.valueOf(rebuilt.sequence)).isEqualTo(written.get("sequence"));
     assertThat(String.valueOf(rebuilt.epoch))

@@ -1,0 +1,271 @@
+package io.stockade.command.admission;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.stockade.command.CommandSideApplication;
+import io.stockade.localinfra.EmbeddedRedis;
+import io.stockade.platform.testing.ApiClient;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.springframework.beans.factory.support.BeanDefinitionRegistry;
+import org.springframework.beans.factory.support.RootBeanDefinition;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.http.HttpMethod;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.test.util.ReflectionTestUtils;
+
+/**
+ * The gate rebuilt from a record of 212,500 events on one Redis (see {@link LargeRecord}), by two
+ * command-side instances whose rebuild lease (3 s) is far shorter than the rebuild: the one that
+ * rebuilds keeps the rebuild, also from an instance whose clock runs ten minutes ahead, and the
+ * gate then holds what the record says and admits and refuses by it.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class GateRebuildAtScaleIntegrationTest {
+
+  /** A database of each run's own, dropped at its end: the record is rebuilt from it alone. */
+  private static final String DATABASE =
+      "stockade_test_scale_" + UUID.randomUUID().toString().substring(0, 8);
+
+  private static final Duration LEASE = Duration.ofSeconds(3);
+
+  private static EmbeddedRedis redis;
+  private static final List<ConfigurableApplicationContext> instances = new ArrayList<>();
+  private static final AdjustableClock clockOfSecond = new AdjustableClock();
+  private static StringRedisTemplate gateRedis;
+  private static GateLayout layout;
+  private static JdbcTemplate jdbc;
+  private static LargeRecord record;
+
+  @BeforeAll
+  static void startTwoInstancesOnALargeRecord() throws IOException {
+    Path data =
+        Files.createTempDirectory(
+            Path.of(System.getProperty("java.io.tmpdir")).toAbsolutePath(), "scale-redis");
+    redis = EmbeddedRedis.start(data);
+    for (int i = 0; i < 2; i++) {
+      SpringApplicationBuilder builder = new SpringApplicationBuilder(CommandSideApplication.class);
+      if (i == 1) {
+        builder.initializers(context -> useClock(context, clockOfSecond));
+      }
+      instances.add(
+          builder.run(
+              "--server.port=0",
+              "--spring.data.redis.host=127.0.0.1",
+              "--spring.data.redis.port=" + redis.port(),
+              "--stockade.local-infra.database=" + DATABASE,
+              "--stockade.gate.rebuild-lease=" + LEASE.toMillis() + "ms",
+              "--stockade.gate.reopen-interval=200ms"));
+    }
+    // The service's own timeout (500 ms) is too short for a FLUSHALL or an HGETALL at this scale.
+    gateRedis = TestRedis.template("127.0.0.1", redis.port(), Duration.ofSeconds(60));
+    layout = instances.get(0).getBean(GateLayout.class);
+    jdbc = instances.get(0).getBean(JdbcTemplate.class);
+    long started = System.nanoTime();
+    record = LargeRecord.append(instances.get(0), UUID.randomUUID().toString().substring(0, 8));
+    System.out.printf(
+        "Appended %d events in %d ms%n",
+        record.events, Duration.ofNanos(System.nanoTime() - started).toMillis());
+    // The gate follower applies the record's registrations and replenishments; once it has applied
+    // the last one it leaves the gate alone, and only the tests' probes make an instance open it.
+    String last = layout.counters(record.skus.get(LargeRecord.SKUS - 1));
+    await().atMost(Duration.ofSeconds(120)).until(() -> gateRedis.hasKey(last));
+  }
+
+  @AfterAll
+  static void stop() throws SQLException {
+    LargeRecord.dropDatabase(instances, DATABASE);
+    if (redis != null) {
+      redis.stop();
+    }
+  }
+
+  /**
+   * The second instance tries to open the gate every 200 ms throughout a rebuild of many times the
+   * lease: the rebuilding instance renews the lease as it goes, and keeps the rebuild.
+   */
+  @Test
+  @Order(1)
+  void aRebuildOfOneHundredThousandHoldersLongerThanTheLeaseKeepsItsOwnerAndWritesTheRecord() {
+    Rebuild rebuild = rebuildWhileTheOtherInstanceTries();
+
+    assertThat(rebuild.took).as("a rebuild longer than the lease").isGreaterThan(LEASE);
+    assertThat(rebuild.owners).as("one owner throughout").hasSize(1);
+    assertThat(epoch()).as("rebuilt once").isEqualTo(rebuild.epochBefore + 1);
+    record.assertGate(gateRedis, layout);
+
+    ApiClient http = http(1);
+    String sku = record.skus.get(0);
+    record.touched.add(sku);
+    record.touched.add(record.skus.get(1));
+    assertThat(reserve(http, "new-hot", "h-new", record.hot, 3)).isEqualTo(201);
+    assertThat(reserve(http, "over-limit", LargeRecord.skuUser(0), sku, 3))
+        .as("su-0 holds 3 of the limit of 5")
+        .isEqualTo(409);
+    assertThat(reserve(http, "to-limit", LargeRecord.skuUser(0), sku, 2)).isEqualTo(201);
+    String other = record.skus.get(1);
+    for (int user = 0; user < 10; user++) {
+      assertThat(reserve(http, "rest-" + user, "someone-" + user, other, 5)).isEqualTo(201);
+    }
+    assertThat(reserve(http, "sold-out", "someone-else", other, 1))
+        .as("the 50 left are taken")
+        .isEqualTo(409);
+    assertThat(gateRedis.opsForHash().entries(layout.counters(record.hot)))
+        .containsEntry("available", String.valueOf(record.hotAvailable - 3))
+        .containsEntry("reserved", String.valueOf(record.hotReserved + 3));
+    record.hotAvailable -= 3;
+    record.hotReserved += 3;
+    record.hotHolders.put("h-new", 3L);
+  }
+
+  /** The lease is judged by the database's clock: a clock ten minutes ahead sees it live. */
+  @Test
+  @Order(2)
+  void anInstanceWhoseClockRunsAheadCannotTakeALiveRebuildOver() {
+    clockOfSecond.offset = Duration.ofMinutes(10);
+
+    Rebuild rebuild = rebuildWhileTheOtherInstanceTries();
+
+    assertThat(rebuild.owners).as("one owner throughout").hasSize(1);
+    assertThat(epoch()).as("rebuilt once").isEqualTo(rebuild.epochBefore + 1);
+    record.assertGate(gateRedis, layout);
+  }
+
+  private record Rebuild(long epochBefore, Set<String> owners, Duration took) {}
+
+  /**
+   * Flushes Redis, lets the first instance begin the rebuild, then has the second one try to open
+   * the gate until the first has rebuilt it; returns who owned the rebuild meanwhile.
+   */
+  private static Rebuild rebuildWhileTheOtherInstanceTries() {
+    await().atMost(Duration.ofSeconds(120)).until(() -> ready(0) && ready(1));
+    long epochBefore = epoch();
+    gateRedis.execute(
+        (RedisCallback<Object>)
+            connection -> {
+              connection.serverCommands().flushAll();
+              return null;
+            });
+    long started = System.nanoTime();
+    ready(0);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .pollInterval(Duration.ofMillis(20))
+        .until(() -> "REBUILDING".equals(state()));
+    Set<String> owners = new HashSet<>();
+    owners.add(owner());
+    assertThat(owners)
+        .as("the first instance began the rebuild")
+        .containsExactly(
+            (String)
+                ReflectionTestUtils.getField(instances.get(0).getBean(GateKeeper.class), "me"));
+    ready(1);
+    await()
+        .atMost(Duration.ofSeconds(120))
+        .pollInterval(Duration.ofMillis(100))
+        .until(
+            () -> {
+              owners.add(owner());
+              return "OPEN".equals(state());
+            });
+    Duration took = Duration.ofNanos(System.nanoTime() - started);
+    System.out.printf("Gate rebuilt in %d ms%n", took.toMillis());
+    await().atMost(Duration.ofSeconds(30)).until(() -> ready(0) && ready(1));
+    return new Rebuild(epochBefore, owners, took);
+  }
+
+  private static boolean ready(int instance) {
+    return http(instance).get("/actuator/health/readiness").getStatusCode().value() == 200;
+  }
+
+  private static int reserve(ApiClient http, String id, String user, String sku, int units) {
+    return http.send(
+            HttpMethod.POST,
+            "/api/reservations",
+            "{\"reservationId\":\"scale-"
+                + id
+                + "-"
+                + UUID.randomUUID()
+                + "\",\"userId\":\""
+                + user
+                + "\",\"lines\":[{\"skuId\":\""
+                + sku
+                + "\",\"quantity\":"
+                + units
+                + "}]}")
+        .getStatusCode()
+        .value();
+  }
+
+  private static ApiClient http(int instance) {
+    return new ApiClient(
+        Integer.parseInt(
+            instances.get(instance).getEnvironment().getProperty("local.server.port")));
+  }
+
+  private static String state() {
+    return jdbc.queryForObject("select state from gate_epoch where id = 1", String.class);
+  }
+
+  private static String owner() {
+    return jdbc.queryForObject("select owner from gate_epoch where id = 1", String.class);
+  }
+
+  private static long epoch() {
+    return jdbc.queryForObject("select epoch from gate_epoch where id = 1", Long.class);
+  }
+
+  /** Gives a service the clock {@code clock} instead of the system's. */
+  static void useClock(ConfigurableApplicationContext context, Clock clock) {
+    context.addBeanFactoryPostProcessor(
+        factory -> {
+          BeanDefinitionRegistry registry = (BeanDefinitionRegistry) factory;
+          registry.removeBeanDefinition("clock");
+          registry.registerBeanDefinition(
+              "clock", new RootBeanDefinition(Clock.class, () -> clock));
+        });
+  }
+
+  /** The system's clock, moved by {@code offset}. */
+  static final class AdjustableClock extends Clock {
+
+    volatile Duration offset = Duration.ZERO;
+
+    @Override
+    public ZoneId getZone() {
+      return ZoneOffset.UTC;
+    }
+
+    @Override
+    public Clock withZone(ZoneId zone) {
+      return this;
+    }
+
+    @Override
+    public Instant instant() {
+      return Instant.now().plus(offset);
+    }
+  }
+}
