@@ -60,6 +60,7 @@ class ReservationController {
   @Problem(status = 404, codes = "unknown-reservation")
   @Problem(status = 409, codes = "reservation-not-active")
   @Problem(status = 429, codes = "rate-limited")
+  @Problem(status = 503, codes = "event-store-unavailable")
   StatusResponse confirm(@PathVariable @Identifier String reservationId, Principal caller) {
     LoggingContext.reservation(reservationId);
     rateLimits.ending(caller);
@@ -77,6 +78,7 @@ class ReservationController {
   @Problem(status = 404, codes = "unknown-reservation")
   @Problem(status = 409, codes = "reservation-not-active")
   @Problem(status = 429, codes = "rate-limited")
+  @Problem(status = 503, codes = "event-store-unavailable")
   StatusResponse release(
       @PathVariable @Identifier String reservationId,
       @RequestBody(required = false) @Valid ReleaseRequest request,

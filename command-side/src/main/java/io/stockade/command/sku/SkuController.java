@@ -49,6 +49,7 @@ class SkuController {
       useReturnTypeSchema = true)
   @Problem(status = 404, codes = "unknown-sku")
   @Problem(status = 422, codes = "replenishment-id-reused")
+  @Problem(status = 503, codes = "event-store-unavailable")
   ResponseEntity<SkuResponse> replenish(
       @PathVariable @Identifier String skuId, @RequestBody @Valid ReplenishRequest request) {
     SkuState state;
