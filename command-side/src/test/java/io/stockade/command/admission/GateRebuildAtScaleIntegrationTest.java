@@ -20,6 +20,9 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
+import org.axonframework.config.EventProcessingConfiguration;
+import org.axonframework.eventhandling.StreamingEventProcessor;
+import org.axonframework.eventsourcing.eventstore.EventStorageEngine;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -88,10 +91,10 @@ class GateRebuildAtScaleIntegrationTest {
     System.out.printf(
         "Appended %d events in %d ms%n",
         record.events, Duration.ofNanos(System.nanoTime() - started).toMillis());
-    // The gate follower applies the record's registrations and replenishments; once it has applied
-    // the last one it leaves the gate alone, and only the tests' probes make an instance open it.
-    String last = layout.counters(record.skus.get(LargeRecord.SKUS - 1));
-    await().atMost(Duration.ofSeconds(120)).until(() -> gateRedis.hasKey(last));
+    // The gate follower applies the record's registrations and replenishments; once it has reached
+    // the head of the store it leaves the gate alone, and only the tests' probes make an instance
+    // open it.
+    await().atMost(Duration.ofSeconds(180)).until(GateRebuildAtScaleIntegrationTest::followerDone);
   }
 
   @AfterAll
@@ -161,6 +164,9 @@ class GateRebuildAtScaleIntegrationTest {
    */
   private static Rebuild rebuildWhileTheOtherInstanceTries() {
     await().atMost(Duration.ofSeconds(120)).until(() -> ready(0) && ready(1));
+    // A follower still at work after the flush would find the gate closed and have its own
+    // instance begin the rebuild.
+    await().atMost(Duration.ofSeconds(180)).until(GateRebuildAtScaleIntegrationTest::followerDone);
     long epochBefore = epoch();
     gateRedis.execute(
         (RedisCallback<Object>)
@@ -194,6 +200,21 @@ class GateRebuildAtScaleIntegrationTest {
     System.out.printf("Gate rebuilt in %d ms%n", took.toMillis());
     await().atMost(Duration.ofSeconds(30)).until(() -> ready(0) && ready(1));
     return new Rebuild(epochBefore, owners, took);
+  }
+
+  /** Whether the instance that holds the gate follower's segment has reached the store's head. */
+  private static boolean followerDone() {
+    long head =
+        instances.get(0).getBean(EventStorageEngine.class).createHeadToken().position().orElse(0);
+    return instances.stream()
+        .map(
+            instance ->
+                instance
+                    .getBean(EventProcessingConfiguration.class)
+                    .eventProcessor("gate-follower", StreamingEventProcessor.class)
+                    .orElseThrow())
+        .flatMap(processor -> processor.processingStatus().values().stream())
+        .anyMatch(status -> status.isCaughtUp() && status.getCurrentPosition().orElse(-1) >= head);
   }
 
   private static boolean ready(int instance) {
