@@ -8,6 +8,7 @@ import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.cluster.SlotHash;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -233,6 +234,10 @@ public final class EmbeddedRedisCluster implements AutoCloseable {
           "No node " + nodeIndex + ": nodes are 0 to " + (nodes.size() - 1));
     }
     Node node = nodes.get(nodeIndex);
+    // A key of the node's own that no client writes: it must be gone once the node is back. (Its
+    // key count proves nothing: clients may write new keys the moment it answers again.)
+    String probe = probeKey(node);
+    onNode(node, commands -> commands.set(probe, "kept only if persisted"));
     kill(node);
     IllegalStateException failure = null;
     // The same port on purpose: the other nodes know the node by it. A retry covers a port that
@@ -252,10 +257,20 @@ public final class EmbeddedRedisCluster implements AutoCloseable {
       throw failure;
     }
     awaitClusterOk();
-    long keys = onNode(node, RedisCommands::dbsize);
-    if (keys != 0) {
+    if (onNode(node, commands -> commands.exists(probe)) != 0) {
       throw new IllegalStateException(
-          "Node " + nodeIndex + " came back with " + keys + " keys: something persisted them");
+          "Node " + nodeIndex + " came back with its keys: something persisted them");
+    }
+  }
+
+  /** A key in one of the node's slots, outside every key space of the project. */
+  private static String probeKey(Node node) {
+    for (int i = 0; ; i++) {
+      String key = "embedded-redis-cluster:restart-probe:{" + i + "}";
+      int slot = SlotHash.getSlot(key);
+      if (node.firstSlot() <= slot && slot <= node.lastSlot()) {
+        return key;
+      }
     }
   }
 
