@@ -2,7 +2,10 @@
 # for itself, the command side as they both run it, and the exactness checks' counts.
 #
 # The caller sets DB_HOST, DB_PORT, DB_USER, DB_PASSWORD (MYSQL_PWD exported), and, for
-# start_command_side, RATE_LIMIT_ENABLED and POOL_SIZE.
+# start_command_side, RATE_LIMIT_ENABLED and POOL_SIZE, and may set TX_TIMEOUT: the service's
+# spring.transaction.default-timeout (30s here; its own default is 5s). On a heavily loaded machine
+# the first transactions of a cold JVM (the gate follower's token store, at start) can outlast 5 s
+# and fail the start; a timeout that does not fire changes no request's work.
 
 listening() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 sql() { mariadb -h "$DB_HOST" -P "$DB_PORT" -u "$DB_USER" -N -B "$@"; }
@@ -40,6 +43,7 @@ start_command_side() {
     STOCKADE_RATE_LIMIT_CLIENT_CAPACITY=$UNREACHED \
     STOCKADE_RATE_LIMIT_CLIENT_REFILL_PER_SECOND=$UNREACHED \
     SPRING_SECURITY_OAUTH2_RESOURCESERVER_JWT_PUBLIC_KEY_LOCATION=$DEV_KEY \
+    SPRING_TRANSACTION_DEFAULT_TIMEOUT=${TX_TIMEOUT:-30s} \
     "$java" "$@" -Daxoniq.update-checker.disabled=true -jar "$jar" >"$log" 2>&1 &
   APP_PID=$!
 }
