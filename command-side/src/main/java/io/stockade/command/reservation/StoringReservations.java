@@ -83,6 +83,7 @@ class StoringReservations {
   private final Configuration axon;
   private final int batchSize;
   private final Duration patience;
+  private final Duration answerWithin;
   private final BlockingQueue<Entry> queue = new LinkedBlockingQueue<>();
   private final List<Thread> writers = new ArrayList<>();
   private volatile boolean open = true;
@@ -94,7 +95,7 @@ class StoringReservations {
       Configuration axon,
       @Value("${stockade.reservation.storing.batch-size:64}") int batchSize,
       @Value("${stockade.reservation.storing.writers:2}") int writers,
-      @Value("${stockade.reservation.storing.patience:30s}") Duration patience,
+      @Value("${stockade.reservation.storing.patience:2s}") Duration patience,
       @Value("${spring.transaction.default-timeout:5s}") Duration timeout) {
     // Plain JDBC transactions: nothing here needs JPA, whose session per transaction costs.
     JdbcTransactionManager transactions = new JdbcTransactionManager(dataSource);
@@ -105,6 +106,8 @@ class StoringReservations {
     this.axon = axon;
     this.batchSize = batchSize;
     this.patience = patience;
+    // Past this, its transaction has begun and, bounded by its timeout, ended.
+    this.answerWithin = patience.plus(timeout).plusSeconds(5);
     for (int i = 0; i < writers; i++) {
       Thread writer = new Thread(this::write, "reservation-writer-" + i);
       writer.setDaemon(true);
@@ -134,7 +137,7 @@ class StoringReservations {
       throw new StoringFailedException(false, new IllegalStateException("Shutting down"));
     }
     try {
-      return entry.outcome.get(patience.toMillis(), TimeUnit.MILLISECONDS);
+      return entry.outcome.get(answerWithin.toMillis(), TimeUnit.MILLISECONDS);
     } catch (ExecutionException e) {
       if (e.getCause() instanceof RuntimeException failed) {
         throw failed;
@@ -187,7 +190,7 @@ class StoringReservations {
         }
         batch.add(first);
         queue.drainTo(batch, batchSize - 1);
-        write(batch);
+        write(fresh(batch));
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         return;
@@ -201,11 +204,35 @@ class StoringReservations {
   }
 
   /**
+   * The entries that have not waited past their patience; the others are answered as not stored.
+   * This keeps the time from admission to commit within the transaction timeout plus the patience,
+   * below the recovery sweeper's bound: the sweeper never gives back units of a reservation still
+   * on its way to the record.
+   */
+  private List<Entry> fresh(List<Entry> batch) {
+    long now = System.nanoTime();
+    List<Entry> fresh = new ArrayList<>(batch.size());
+    for (Entry entry : batch) {
+      if (now - entry.queuedAt > patience.toNanos()) {
+        entry.fail(
+            new StoringFailedException(
+                false, new TimeoutException("Waited " + patience + " for the database")));
+      } else {
+        fresh.add(entry);
+      }
+    }
+    return fresh;
+  }
+
+  /**
    * Writes the batch in one transaction and answers each of its entries; again one entry per
    * transaction when an entry's data was refused (a duplicate stream), so that only that entry
    * fails.
    */
   private void write(List<Entry> batch) {
+    if (batch.isEmpty()) {
+      return;
+    }
     TransactionStatus transaction;
     try {
       transaction = transactions.getTransaction(TransactionDefinition.withDefaults());
@@ -215,10 +242,12 @@ class StoringReservations {
       return;
     }
     List<Entry> admitted;
+    boolean eventsInserted = false;
     try {
       admitted = fenced(batch);
       if (!admitted.isEmpty()) {
         insertEvents(admitted);
+        eventsInserted = true;
         insertExpiries(admitted);
       }
     } catch (RuntimeException e) {
@@ -226,7 +255,11 @@ class StoringReservations {
       List<Entry> unanswered = batch.stream().filter(entry -> !entry.outcome.isDone()).toList();
       if (unanswered.size() > 1 && e instanceof DataIntegrityViolationException) {
         unanswered.forEach(entry -> write(List.of(entry)));
-      } else if (unanswered.size() == 1 && e instanceof DuplicateKeyException duplicate) {
+      } else if (unanswered.size() == 1
+          && !eventsInserted
+          && e instanceof DuplicateKeyException duplicate) {
+        // The stream's first event exists: stored by an earlier attempt, or the sweeper's
+        // tombstone.
         unanswered.get(0).alreadyRecorded(duplicate);
       } else {
         // Rolled back, so nothing stored.
@@ -324,7 +357,7 @@ class StoringReservations {
   void close() throws InterruptedException {
     open = false;
     for (Thread writer : writers) {
-      writer.join(patience.toMillis());
+      writer.join(answerWithin.toMillis());
     }
     Entry left;
     while ((left = queue.poll()) != null) {
@@ -337,6 +370,7 @@ class StoringReservations {
     final ReserveStockCommand command;
     final DomainEventEntry row;
     final CompletableFuture<Boolean> outcome = new CompletableFuture<>();
+    final long queuedAt = System.nanoTime();
 
     Entry(ReserveStockCommand command, DomainEventEntry row) {
       this.command = command;
