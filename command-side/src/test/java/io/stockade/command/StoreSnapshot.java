@@ -21,8 +21,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * What a request could have changed in Redis and in the database, within a scope: every {@code
  * stockade:} key whose name passes the scope (type, full value, whether it expires), the gate's
  * marker, the members of the pending list that pass it; the event store's size and highest global
- * index, and every row of the event store, the snapshot table and {@code scheduled_tasks} whose
- * identifiers pass it, and the gate's epoch.
+ * index, and every row of the event store, the snapshot table, {@code scheduled_tasks} and {@code
+ * reservation_expiry} whose identifiers pass it, and the gate's epoch.
  *
  * <p>Left out, and why: keys and rows of other aggregates (other tests and other runs on the same
  * servers write them concurrently; a request can only create events and keys of the identifiers it
@@ -97,6 +97,11 @@ record StoreSnapshot(
             "select 'deadline' as source, task_name, task_instance, md5(task_data) as task_data,"
                 + " execution_time, picked, version from scheduled_tasks"
                 + " where task_instance like ? order by task_name, task_instance",
+            like));
+    rows.addAll(
+        jdbc.queryForList(
+            "select 'expiry' as source, reservation_id, due_at from reservation_expiry"
+                + " where reservation_id like ? order by reservation_id",
             like));
     rows.addAll(jdbc.queryForList("select 'epoch' as source, g.* from gate_epoch g order by id"));
     return new StoreSnapshot(

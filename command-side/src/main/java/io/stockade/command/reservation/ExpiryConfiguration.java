@@ -13,10 +13,10 @@ import org.springframework.context.event.EventListener;
 import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
 
 /**
- * Persistent deadlines for reservation expiry: db-scheduler over the service's database. With this
- * {@link Scheduler} bean, Axon uses its {@code DbSchedulerDeadlineManager}; a deadline is a row of
- * {@code scheduled_tasks}, written in the transaction that stores the reservation, so it survives
- * restarts and fires on whichever instance polls first.
+ * Persistent deadlines: db-scheduler over the service's database. With this {@link Scheduler} bean,
+ * Axon uses its {@code DbSchedulerDeadlineManager}; a deadline is a row of {@code scheduled_tasks},
+ * so it survives restarts and fires on whichever instance polls first. Reservations are expired by
+ * {@link ExpiringReservations} now; this runs the expiry deadlines of reservations stored before.
  */
 @Configuration(proxyBeanMethods = false)
 class ExpiryConfiguration {

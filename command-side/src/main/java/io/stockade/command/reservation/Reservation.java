@@ -52,6 +52,12 @@ class Reservation {
 
   Reservation() {}
 
+  /**
+   * What recording an admission means. The service itself stores new reservations without loading
+   * an aggregate ({@link StoringReservations}, which appends this same event and keeps the expiry
+   * in {@code reservation_expiry} instead of a deadline); this handler is its model, and what
+   * deadlines scheduled before that change expire.
+   */
   @CommandHandler
   Reservation(ReserveStockCommand command, DeadlineManager deadlines, AdmissionFence fence) {
     // Refused once the gate that admitted it has been rebuilt: its counters are not the gate's.
@@ -116,10 +122,12 @@ class Reservation {
   }
 
   /**
-   * Unpaid when its hold passed: released with reason EXPIRED, unless it ended before. Ending a
-   * reservation does not cancel this deadline: a cancel racing with the deadline's own run fails
-   * the whole unit of work in db-scheduler, while a deadline that finds the reservation ended does
-   * nothing. (No parameters: Axon would take the first one for the deadline's payload.)
+   * Unpaid when its hold passed: released with reason EXPIRED, unless it ended before. (Deadlines
+   * scheduled by the handler above; the reservations stored since are expired by {@link
+   * ExpiringReservations}, the same way.) Ending a reservation does not cancel this deadline: a
+   * cancel racing with the deadline's own run fails the whole unit of work in db-scheduler, while a
+   * deadline that finds the reservation ended does nothing. (No parameters: Axon would take the
+   * first one for the deadline's payload.)
    */
   @DeadlineHandler(deadlineName = EXPIRY)
   void expire() {

@@ -8,14 +8,11 @@ import io.stockade.command.admission.AdmissionGate;
 import io.stockade.command.admission.AdmissionGate.Withdrawal;
 import io.stockade.command.admission.AdmissionId;
 import io.stockade.command.admission.GateEpochChangedException;
+import io.stockade.command.reservation.StoringReservations.StoringFailedException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import org.axonframework.commandhandling.CommandMessage;
-import org.axonframework.commandhandling.GenericCommandMessage;
-import org.axonframework.commandhandling.gateway.CommandGateway;
-import org.axonframework.modelling.command.AggregateStreamCreationException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
@@ -30,22 +27,19 @@ class ReservingStock {
   private static final Logger log = LoggerFactory.getLogger(ReservingStock.class);
 
   private final AdmissionGate gate;
-  private final CommandGateway commands;
-  private final CommitAttempts attempts;
+  private final StoringReservations storing;
   private final ReservationRecord stored;
   private final Clock clock;
   private final AdmissionMetrics metrics;
 
   ReservingStock(
       AdmissionGate gate,
-      CommandGateway commands,
-      CommitAttempts attempts,
+      StoringReservations storing,
       ReservationRecord stored,
       Clock clock,
       AdmissionMetrics metrics) {
     this.gate = gate;
-    this.commands = commands;
-    this.attempts = attempts;
+    this.storing = storing;
     this.stored = stored;
     this.clock = clock;
     this.metrics = metrics;
@@ -129,48 +123,42 @@ class ReservingStock {
    */
   private boolean record(
       Admission admission, long sequence, Instant admittedAt, Instant expiresAt, long gateEpoch) {
-    CommandMessage<ReserveStockCommand> command =
-        GenericCommandMessage.asCommandMessage(
-            new ReserveStockCommand(
-                admission.reservationId(),
-                admission.userId(),
-                admission.lines(),
-                admittedAt,
-                expiresAt,
-                sequence,
-                gateEpoch));
+    ReserveStockCommand command =
+        new ReserveStockCommand(
+            admission.reservationId(),
+            admission.userId(),
+            admission.lines(),
+            admittedAt,
+            expiresAt,
+            sequence,
+            gateEpoch);
     try {
-      commands.sendAndWait(command);
-      attempts.mayHaveCommitted(command.getIdentifier());
-      return true;
-    } catch (AggregateStreamCreationException alreadyRecorded) {
-      attempts.mayHaveCommitted(command.getIdentifier());
-      log.debug("Reservation {} was already recorded", admission.reservationId());
-      return false;
-    } catch (RuntimeException e) {
-      boolean mayHaveCommitted = attempts.mayHaveCommitted(command.getIdentifier());
+      return storing.store(command);
+    } catch (GateEpochChangedException rebuilt) {
+      // Admitted by a gate since closed for a rebuild, which counts only what the record holds;
+      // refused before anything was stored.
+      gate.withdraw(
+          admission.reservationId(), new AdmissionId(sequence, gateEpoch), admission.lines());
+      log.info("Reservation {} not recorded: {}", admission.reservationId(), rebuilt.getMessage());
+      gate.fenced(gateEpoch);
+      throw rebuilt;
+    } catch (StoringFailedException e) {
       Withdrawal withdrawal =
-          mayHaveCommitted
+          e.mayHaveCommitted()
               ? null
               : gate.withdraw(
                   admission.reservationId(),
                   new AdmissionId(sequence, gateEpoch),
                   admission.lines());
-      if (e instanceof GateEpochChangedException rebuilt) {
-        // Admitted by a gate since closed for a rebuild, which counts only what the record holds.
-        log.info("Reservation {} not recorded: {}", admission.reservationId(), e.getMessage());
-        gate.fenced(gateEpoch);
-        throw rebuilt;
-      }
       log.error(
           "Reservation {} was admitted by the gate (sequence {}) but could not be recorded; {}",
           admission.reservationId(),
           sequence,
-          mayHaveCommitted
+          e.mayHaveCommitted()
               ? "its commit may have happened: the recovery sweeper settles it"
               : "nothing was stored; withdrawn from the gate: " + withdrawal,
-          e);
-      throw new RecordingFailedException(admission.reservationId(), e);
+          e.getCause());
+      throw new RecordingFailedException(admission.reservationId(), e.getCause());
     }
   }
 }

@@ -1,0 +1,412 @@
+package io.stockade.command.reservation;
+
+import io.stockade.api.reservation.ReservationEvent;
+import io.stockade.api.reservation.ReserveStockCommand;
+import io.stockade.api.reservation.StockReserved;
+import io.stockade.command.admission.AdmissionFence;
+import io.stockade.command.admission.GateEpochChangedException;
+import jakarta.annotation.PreDestroy;
+import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import javax.sql.DataSource;
+import org.axonframework.commandhandling.CommandMessage;
+import org.axonframework.commandhandling.GenericCommandMessage;
+import org.axonframework.common.DateTimeUtils;
+import org.axonframework.config.Configuration;
+import org.axonframework.eventhandling.GenericDomainEventMessage;
+import org.axonframework.eventhandling.GenericEventMessage;
+import org.axonframework.eventsourcing.eventstore.jpa.DomainEventEntry;
+import org.axonframework.messaging.correlation.CorrelationDataProvider;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.dao.DataIntegrityViolationException;
+import org.springframework.dao.DuplicateKeyException;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.support.JdbcTransactionManager;
+import org.springframework.stereotype.Component;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.TransactionStatus;
+
+/**
+ * Stores new reservations: each one's {@code StockReserved}, the first event of its stream, and its
+ * expiry's due time, many reservations to a transaction.
+ *
+ * <p>A new reservation's stream has nothing to load and nothing to lock: the event store's unique
+ * (stream, sequence) key already lets only one first event in. So the event is appended as the
+ * {@link Reservation} aggregate would have appended it (same aggregate type, stream, sequence 0,
+ * payload, and metadata from the same correlation data providers, serialized by Axon's event
+ * serializer into the columns Axon's JPA engine writes), without the aggregate. Confirm, release
+ * and expiry load the aggregate from that stream as before.
+ *
+ * <p>Group commit: requests queue up while a transaction commits, and the next transaction takes
+ * them all (up to a bound), with one fence check for them and one insert of their events; each
+ * request is answered once its transaction has committed. One request alone is written at once,
+ * with no wait for others. A batch that hits a duplicate stream is written again one reservation
+ * per transaction, so that only the duplicate is answered as already recorded. Global indexes are
+ * still AUTO_INCREMENT values handed out at insert, in the transactions' order, as before.
+ */
+@Component
+class StoringReservations {
+
+  private static final Logger log = LoggerFactory.getLogger(StoringReservations.class);
+
+  /** The aggregate type Axon stores with a reservation's events: its class's simple name. */
+  static final String AGGREGATE_TYPE = Reservation.class.getSimpleName();
+
+  private static final String EVENT_COLUMNS =
+      "insert into domain_event_entry (aggregate_identifier, sequence_number, type,"
+          + " event_identifier, meta_data, payload, payload_revision, payload_type, time_stamp)"
+          + " values ";
+  private static final String EVENT_ROW = "(?, 0, ?, ?, ?, ?, ?, ?, ?)";
+  private static final String EXPIRY_COLUMNS =
+      "insert into reservation_expiry (reservation_id, due_at) values ";
+  private static final String EXPIRY_ROW = "(?, ?)";
+
+  private final PlatformTransactionManager transactions;
+  private final JdbcTemplate jdbc;
+  private final AdmissionFence fence;
+  private final Configuration axon;
+  private final int batchSize;
+  private final Duration patience;
+  private final Duration answerWithin;
+  private final BlockingQueue<Entry> queue = new LinkedBlockingQueue<>();
+  private final List<Thread> writers = new ArrayList<>();
+  private volatile boolean open = true;
+
+  StoringReservations(
+      DataSource dataSource,
+      JdbcTemplate jdbc,
+      AdmissionFence fence,
+      Configuration axon,
+      @Value("${stockade.reservation.storing.batch-size:64}") int batchSize,
+      @Value("${stockade.reservation.storing.writers:2}") int writers,
+      @Value("${stockade.reservation.storing.patience:2s}") Duration patience,
+      @Value("${spring.transaction.default-timeout:5s}") Duration timeout) {
+    // Plain JDBC transactions: nothing here needs JPA, whose session per transaction costs.
+    JdbcTransactionManager transactions = new JdbcTransactionManager(dataSource);
+    transactions.setDefaultTimeout((int) Math.max(1, timeout.toSeconds()));
+    this.transactions = transactions;
+    this.jdbc = jdbc;
+    this.fence = fence;
+    this.axon = axon;
+    this.batchSize = batchSize;
+    this.patience = patience;
+    // Past this, its transaction has begun and, bounded by its timeout, ended.
+    this.answerWithin = patience.plus(timeout).plusSeconds(5);
+    for (int i = 0; i < writers; i++) {
+      Thread writer = new Thread(this::write, "reservation-writer-" + i);
+      writer.setDaemon(true);
+      writer.start();
+      this.writers.add(writer);
+    }
+  }
+
+  /**
+   * Stores the reservation the command describes, with its expiry; returns once the transaction
+   * that stored it has committed.
+   *
+   * @return false when its stream already existed (nothing was stored)
+   * @throws GateEpochChangedException when the gate that admitted it is not the gate any more
+   *     (nothing was stored)
+   * @throws StoringFailedException when it could not be stored, telling whether its transaction may
+   *     have committed all the same
+   */
+  boolean store(ReserveStockCommand command) {
+    // Built on the request's thread: the metadata comes from its logging context.
+    Entry entry = new Entry(command, row(command));
+    if (!open) {
+      throw new StoringFailedException(false, new IllegalStateException("Shutting down"));
+    }
+    queue.add(entry);
+    if (!open && queue.remove(entry)) {
+      throw new StoringFailedException(false, new IllegalStateException("Shutting down"));
+    }
+    try {
+      return entry.outcome.get(answerWithin.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof RuntimeException failed) {
+        throw failed;
+      }
+      throw new StoringFailedException(true, e.getCause());
+    } catch (TimeoutException e) {
+      // Still queued or being written: it may yet commit.
+      throw new StoringFailedException(true, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new StoringFailedException(true, e);
+    }
+  }
+
+  /** The event's row, as Axon's JPA engine would write the event the aggregate applies. */
+  private DomainEventEntry row(ReserveStockCommand command) {
+    CommandMessage<ReserveStockCommand> message = GenericCommandMessage.asCommandMessage(command);
+    Map<String, Object> metaData = new HashMap<>();
+    for (CorrelationDataProvider provider : axon.correlationDataProviders()) {
+      metaData.putAll(provider.correlationDataFor(message));
+    }
+    StockReserved reserved =
+        new StockReserved(
+            command.reservationId(),
+            command.userId(),
+            command.lines(),
+            command.reservedAt(),
+            command.expiresAt(),
+            command.admissionSequence(),
+            command.gateEpoch());
+    return new DomainEventEntry(
+        new GenericDomainEventMessage<>(
+            AGGREGATE_TYPE,
+            ReservationEvent.streamId(command.reservationId()),
+            0,
+            reserved,
+            metaData,
+            UUID.randomUUID().toString(),
+            GenericEventMessage.clock.instant()),
+        axon.eventSerializer());
+  }
+
+  private void write() {
+    List<Entry> batch = new ArrayList<>(batchSize);
+    while (open || !queue.isEmpty()) {
+      try {
+        Entry first = queue.poll(100, TimeUnit.MILLISECONDS);
+        if (first == null) {
+          continue;
+        }
+        batch.add(first);
+        queue.drainTo(batch, batchSize - 1);
+        write(fresh(batch));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      } catch (RuntimeException | Error e) {
+        log.error("Reservation writer failed; its batch is answered as not stored", e);
+        batch.forEach(entry -> entry.fail(new StoringFailedException(false, e)));
+      } finally {
+        batch.clear();
+      }
+    }
+  }
+
+  /**
+   * The entries that have not waited past their patience; the others are answered as not stored.
+   * This keeps the time from admission to commit within the transaction timeout plus the patience,
+   * below the recovery sweeper's bound: the sweeper never gives back units of a reservation still
+   * on its way to the record.
+   */
+  private List<Entry> fresh(List<Entry> batch) {
+    long now = System.nanoTime();
+    List<Entry> fresh = new ArrayList<>(batch.size());
+    for (Entry entry : batch) {
+      if (now - entry.queuedAt > patience.toNanos()) {
+        entry.fail(
+            new StoringFailedException(
+                false, new TimeoutException("Waited " + patience + " for the database")));
+      } else {
+        fresh.add(entry);
+      }
+    }
+    return fresh;
+  }
+
+  /**
+   * Writes the batch in one transaction and answers each of its entries; again one entry per
+   * transaction when an entry's data was refused (a duplicate stream), so that only that entry
+   * fails.
+   */
+  private void write(List<Entry> batch) {
+    if (batch.isEmpty()) {
+      return;
+    }
+    TransactionStatus transaction;
+    try {
+      transaction = transactions.getTransaction(TransactionDefinition.withDefaults());
+    } catch (RuntimeException e) {
+      // No transaction, so nothing stored.
+      batch.forEach(entry -> entry.fail(new StoringFailedException(false, e)));
+      return;
+    }
+    List<Entry> admitted;
+    boolean eventsInserted = false;
+    try {
+      admitted = fenced(batch);
+      if (!admitted.isEmpty()) {
+        insertEvents(admitted);
+        eventsInserted = true;
+        insertExpiries(admitted);
+      }
+    } catch (RuntimeException e) {
+      rollBack(transaction);
+      List<Entry> unanswered = batch.stream().filter(entry -> !entry.outcome.isDone()).toList();
+      if (unanswered.size() > 1 && e instanceof DataIntegrityViolationException) {
+        unanswered.forEach(entry -> write(List.of(entry)));
+      } else if (unanswered.size() == 1
+          && !eventsInserted
+          && e instanceof DuplicateKeyException duplicate) {
+        // The stream's first event exists: stored by an earlier attempt, or the sweeper's
+        // tombstone.
+        unanswered.get(0).alreadyRecorded(duplicate);
+      } else {
+        // Rolled back, so nothing stored.
+        unanswered.forEach(entry -> entry.fail(new StoringFailedException(false, e)));
+      }
+      return;
+    }
+    try {
+      transactions.commit(transaction);
+    } catch (RuntimeException e) {
+      // The commit was asked for: it may have happened; the record tells (the recovery sweeper).
+      admitted.forEach(entry -> entry.fail(new StoringFailedException(true, e)));
+      return;
+    }
+    admitted.forEach(Entry::stored);
+  }
+
+  /**
+   * Checks every epoch the batch was admitted in against the fence, once each, inside the
+   * transaction; answers the entries of an ended epoch.
+   *
+   * @return the entries whose gate is still the gate
+   */
+  private List<Entry> fenced(List<Entry> batch) {
+    Map<Long, Boolean> epochs = new LinkedHashMap<>();
+    List<Entry> admitted = new ArrayList<>(batch.size());
+    for (Entry entry : batch) {
+      long epoch = entry.command.gateEpoch();
+      Boolean stillOpen = epochs.get(epoch);
+      if (stillOpen == null) {
+        try {
+          fence.check(epoch);
+          stillOpen = true;
+        } catch (GateEpochChangedException rebuilt) {
+          stillOpen = false;
+          batch.stream()
+              .filter(other -> other.command.gateEpoch() == epoch)
+              .forEach(other -> other.fail(rebuilt));
+        }
+        epochs.put(epoch, stillOpen);
+      }
+      if (stillOpen) {
+        admitted.add(entry);
+      }
+    }
+    return admitted;
+  }
+
+  private void insertEvents(List<Entry> entries) {
+    List<Object> arguments = new ArrayList<>(entries.size() * 8);
+    for (Entry entry : entries) {
+      DomainEventEntry row = entry.row;
+      arguments.add(row.getAggregateIdentifier());
+      arguments.add(row.getType());
+      arguments.add(row.getEventIdentifier());
+      arguments.add(row.getMetaData().getData());
+      arguments.add(row.getPayload().getData());
+      arguments.add(row.getPayload().getType().getRevision());
+      arguments.add(row.getPayload().getType().getName());
+      arguments.add(DateTimeUtils.formatInstant(row.getTimestamp()));
+    }
+    jdbc.update(statement(EVENT_COLUMNS, EVENT_ROW, entries.size()), arguments.toArray());
+  }
+
+  private void insertExpiries(List<Entry> entries) {
+    List<Object> arguments = new ArrayList<>(entries.size() * 2);
+    for (Entry entry : entries) {
+      arguments.add(entry.command.reservationId());
+      arguments.add(LocalDateTime.ofInstant(entry.command.expiresAt(), ZoneOffset.UTC));
+    }
+    jdbc.update(statement(EXPIRY_COLUMNS, EXPIRY_ROW, entries.size()), arguments.toArray());
+  }
+
+  private static String statement(String columns, String row, int rows) {
+    StringBuilder sql = new StringBuilder(columns.length() + rows * (row.length() + 1));
+    sql.append(columns).append(row);
+    for (int i = 1; i < rows; i++) {
+      sql.append(',').append(row);
+    }
+    return sql.toString();
+  }
+
+  private void rollBack(TransactionStatus transaction) {
+    try {
+      if (!transaction.isCompleted()) {
+        transactions.rollback(transaction);
+      }
+    } catch (RuntimeException e) {
+      log.debug("Rollback failed; the transaction ends with its connection", e);
+    }
+  }
+
+  /** Stops taking reservations once those queued are written. */
+  @PreDestroy
+  void close() throws InterruptedException {
+    open = false;
+    for (Thread writer : writers) {
+      writer.join(answerWithin.toMillis());
+    }
+    Entry left;
+    while ((left = queue.poll()) != null) {
+      left.fail(new StoringFailedException(false, new IllegalStateException("Shutting down")));
+    }
+  }
+
+  private static final class Entry {
+
+    final ReserveStockCommand command;
+    final DomainEventEntry row;
+    final CompletableFuture<Boolean> outcome = new CompletableFuture<>();
+    final long queuedAt = System.nanoTime();
+
+    Entry(ReserveStockCommand command, DomainEventEntry row) {
+      this.command = command;
+      this.row = row;
+    }
+
+    void stored() {
+      outcome.complete(true);
+    }
+
+    void alreadyRecorded(DuplicateKeyException duplicate) {
+      log.debug("Reservation {} was already recorded", command.reservationId(), duplicate);
+      outcome.complete(false);
+    }
+
+    void fail(RuntimeException e) {
+      outcome.completeExceptionally(e);
+    }
+  }
+
+  /**
+   * Storing a reservation failed. Before its transaction was asked to commit, nothing was stored,
+   * for certain; from then on it may have been (the connection died during the commit, say), and
+   * only the record can tell.
+   */
+  static final class StoringFailedException extends RuntimeException {
+
+    private final boolean mayHaveCommitted;
+
+    StoringFailedException(boolean mayHaveCommitted, Throwable cause) {
+      super(cause.getMessage(), cause);
+      this.mayHaveCommitted = mayHaveCommitted;
+    }
+
+    boolean mayHaveCommitted() {
+      return mayHaveCommitted;
+    }
+  }
+}
