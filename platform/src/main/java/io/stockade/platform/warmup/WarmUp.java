@@ -20,24 +20,26 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.boot.ApplicationArguments;
-import org.springframework.boot.ApplicationRunner;
+import org.springframework.boot.context.event.ApplicationReadyEvent;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ApplicationContext;
-import org.springframework.core.Ordered;
+import org.springframework.context.ApplicationListener;
 import org.springframework.core.env.Environment;
 
 /**
  * Sends the service's own HTTP port the {@link WarmUpRequests} of every bean that declares some,
- * and the liveness probe's, after the application has started and before it reports ready: Spring
- * Boot marks readiness {@code ACCEPTING_TRAFFIC} only once every runner has returned, so a load
- * balancer sends nothing while this runs. It ends after {@code max-requests} answers or {@code
- * max-duration}, whichever first, and at the first answer that is not the one expected (a request
- * that could have changed something is not sent again); whatever happens, its tokens are refused
- * from then on ({@link WarmUpTokens#close()}). A service whose requests are not ready within {@code
- * max-duration} (its gate stays closed) is not warmed up.
+ * and the liveness probe's, once the application is ready (its gate open) and before it reports
+ * ready: its health component {@code warmUp}, part of the readiness group, is out of service until
+ * the warm-up has ended, so a load balancer sends nothing while it runs. It ends after {@code
+ * max-requests} answers or {@code max-duration}, whichever first, and at the first answer that is
+ * not the one expected (a request that could have changed something is not sent again); whatever
+ * happens, its tokens are refused from then on ({@link WarmUpTokens#close()}), before the component
+ * reports up. A service whose requests are not ready within {@code max-duration} (its gate stays
+ * closed) is not warmed up.
  */
-final class WarmUp implements ApplicationRunner, Ordered {
+final class WarmUp implements ApplicationListener<ApplicationReadyEvent>, HealthIndicator {
 
   private static final Logger log = LoggerFactory.getLogger(WarmUp.class);
 
@@ -49,6 +51,8 @@ final class WarmUp implements ApplicationRunner, Ordered {
   private final List<WarmUpRequests> exercises;
   private final ApplicationContext context;
   private final Environment environment;
+  private final AtomicLong answered = new AtomicLong();
+  private volatile String state;
 
   WarmUp(
       WarmUpProperties properties,
@@ -58,6 +62,7 @@ final class WarmUp implements ApplicationRunner, Ordered {
       Environment environment) {
     this.properties = properties;
     this.tokens = tokens;
+    this.state = properties.enabled() && tokens != null ? "PENDING" : "OFF";
     this.context = context;
     this.environment = environment;
     List<WarmUpRequests> all = new ArrayList<>(exercises);
@@ -68,18 +73,38 @@ final class WarmUp implements ApplicationRunner, Ordered {
     this.exercises = List.copyOf(all);
   }
 
-  /** After every other runner: the service is as it will be once ready. */
+  /**
+   * On a thread of its own: the listeners of this event (which open the gate) run on the main
+   * thread, one after the other, and Spring Boot marks the application ready after them.
+   */
   @Override
-  public int getOrder() {
-    return Ordered.LOWEST_PRECEDENCE;
+  public void onApplicationEvent(ApplicationReadyEvent event) {
+    if (event.getApplicationContext() != context || state.equals("OFF")) {
+      return;
+    }
+    state = "WARMING_UP";
+    Thread thread = new Thread(this::run, "warm-up");
+    thread.setDaemon(true);
+    thread.start();
   }
 
+  /** Out of service until the warm-up has ended, however it ended. */
   @Override
-  public void run(ApplicationArguments arguments) {
+  public Health health() {
+    String now = state;
+    Health.Builder health =
+        now.equals("PENDING") || now.equals("WARMING_UP") ? Health.outOfService() : Health.up();
+    return health.withDetail("state", now).withDetail("requests", answered.get()).build();
+  }
+
+  private void run() {
+    String outcome = "STOPPED";
     try {
       URI base = base();
       if (base != null && properties.maxRequests() > 0) {
-        warmUp(base);
+        outcome = warmUp(base);
+      } else {
+        outcome = "SKIPPED";
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -87,10 +112,12 @@ final class WarmUp implements ApplicationRunner, Ordered {
       log.warn("Warm-up stopped: {}", e.toString());
     } finally {
       tokens.close();
+      state = outcome;
     }
   }
 
-  private void warmUp(URI base) throws InterruptedException {
+  /** How it ended: DONE, STOPPED (an unexpected answer) or SKIPPED (never ready). */
+  private String warmUp(URI base) throws InterruptedException {
     long started = System.nanoTime();
     long deadline = started + properties.maxDuration().toNanos();
     while (!exercises.stream().allMatch(WarmUpRequests::ready)) {
@@ -98,19 +125,21 @@ final class WarmUp implements ApplicationRunner, Ordered {
         log.info(
             "Not warmed up: the service could not answer as under load within {}",
             properties.maxDuration());
-        return;
+        return "SKIPPED";
       }
       Thread.sleep(100);
     }
     Set<String> roles = new LinkedHashSet<>();
     exercises.forEach(exercise -> roles.addAll(exercise.roles()));
+    if (roles.isEmpty()) {
+      tokens.close();
+    }
     HttpClient client =
         HttpClient.newBuilder()
             .version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(2))
             .build();
     AtomicLong next = new AtomicLong();
-    AtomicLong answered = new AtomicLong();
     AtomicReference<String> unexpected = new AtomicReference<>();
     AtomicInteger threads = new AtomicInteger();
     ExecutorService pool =
@@ -159,9 +188,10 @@ final class WarmUp implements ApplicationRunner, Ordered {
           answered.get(),
           millis,
           unexpected.get());
-    } else {
-      log.info("Warmed up with {} requests in {} ms", answered.get(), millis);
+      return "STOPPED";
     }
+    log.info("Warmed up with {} requests in {} ms", answered.get(), millis);
+    return "DONE";
   }
 
   /** Null when answered as expected, else what was answered. */
@@ -182,7 +212,7 @@ final class WarmUp implements ApplicationRunner, Ordered {
     try {
       HttpResponse<String> response =
           client.send(builder.build(), HttpResponse.BodyHandlers.ofString());
-      return response.statusCode() == request.expectedStatus()
+      return request.expectedStatuses().contains(response.statusCode())
           ? null
           : request.method()
               + " "
@@ -239,7 +269,8 @@ final class WarmUp implements ApplicationRunner, Ordered {
 
     @Override
     public Request request(long n) {
-      return new Request("GET", basePath.replaceAll("^/+|/+$", "") + "/health/liveness", null, 200);
+      return new Request(
+          "GET", basePath.replaceAll("^/+|/+$", "") + "/health/liveness", null, Set.of(200));
     }
   }
 }

@@ -1,6 +1,7 @@
 package io.stockade.platform.warmup;
 
 import java.util.List;
+import java.util.Set;
 
 /**
  * Requests a service sends itself before it reports ready, declared as a bean by the service: its
@@ -10,8 +11,10 @@ import java.util.List;
  */
 public interface WarmUpRequests {
 
-  /** One request and the status that shows it changed nothing. */
-  record Request(String method, String path, String jsonBody, int expectedStatus) {}
+  /**
+   * One request and the statuses that show it changed nothing; any other answer ends the warm-up.
+   */
+  record Request(String method, String path, String jsonBody, Set<Integer> expectedStatuses) {}
 
   /** The roles the requests' bearer token needs; none for open endpoints. */
   List<String> roles();
