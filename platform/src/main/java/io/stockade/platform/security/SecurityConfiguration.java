@@ -1,6 +1,8 @@
 package io.stockade.platform.security;
 
 import jakarta.servlet.DispatcherType;
+import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
 import org.springframework.beans.factory.ObjectProvider;
@@ -52,13 +54,19 @@ public class SecurityConfiguration {
       HttpSecurity http,
       ObjectProvider<JwtDecoder> decoders,
       ObjectProvider<ApiAccessRules> rules,
+      ObjectProvider<WarmUpTokens> warmUp,
       SecurityProblems problems,
       Environment environment,
       ResourceLoader resources) {
-    JwtDecoder decoder = decoders.getIfUnique();
-    if (decoder == null) {
+    JwtDecoder configured = decoders.getIfUnique();
+    if (configured == null) {
       throw new MissingTokenKeyException();
     }
+    WarmUpTokens warmUpTokens = warmUp.getIfAvailable();
+    JwtDecoder decoder =
+        warmUpTokens == null
+            ? remembering(configured, environment)
+            : warmUpTokens.acceptingUntilClosed(remembering(configured, environment));
     // Before the web server starts: a refused key never listens.
     LocalDevelopmentKey.refuseUnlessOnLoopback(environment, resources);
     http.sessionManagement(
@@ -123,6 +131,23 @@ public class SecurityConfiguration {
   @ConditionalOnProperty("stockade.security.issuer")
   OAuth2TokenValidator<Jwt> tokenFromConfiguredIssuer(Environment environment) {
     return new JwtIssuerValidator(environment.getRequiredProperty("stockade.security.issuer"));
+  }
+
+  /**
+   * The configured decoder behind a cache of the tokens it accepted ({@link VerifiedTokens}):
+   * {@code stockade.security.token-cache.max-size} tokens (0: no cache), each kept until its {@code
+   * exp} and at most {@code stockade.security.token-cache.max-age}.
+   */
+  private static JwtDecoder remembering(JwtDecoder configured, Environment environment) {
+    int maxSize =
+        environment.getProperty("stockade.security.token-cache.max-size", Integer.class, 4096);
+    Duration maxAge =
+        environment.getProperty(
+            "stockade.security.token-cache.max-age", Duration.class, Duration.ofMinutes(5));
+    if (maxSize <= 0 || maxAge.isNegative() || maxAge.isZero()) {
+      return configured;
+    }
+    return new VerifiedTokens(configured, maxSize, maxAge, Clock.systemUTC());
   }
 
   private static JwtAuthenticationConverter rolesClaim() {
