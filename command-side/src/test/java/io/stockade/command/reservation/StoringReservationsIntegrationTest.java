@@ -54,7 +54,9 @@ import tools.jackson.databind.node.ObjectNode;
       "stockade.recovery.enabled=false",
       // One writer, so that what queues while it waits forms the next batch.
       "stockade.reservation.storing.writers=1",
-      "stockade.expiry.polling-interval=200ms"
+      "stockade.expiry.polling-interval=200ms",
+      // No web server, so no warm-up (a web application's) for readiness to wait for.
+      "management.endpoint.health.group.readiness.include=readinessState,gate"
     })
 @DirtiesContext
 class StoringReservationsIntegrationTest {
