@@ -62,18 +62,22 @@ class Reservation {
   Reservation(ReserveStockCommand command, DeadlineManager deadlines, AdmissionFence fence) {
     // Refused once the gate that admitted it has been rebuilt: its counters are not the gate's.
     fence.check(command.gateEpoch());
-    apply(
-        new StockReserved(
-            command.reservationId(),
-            command.userId(),
-            command.lines(),
-            command.reservedAt(),
-            command.expiresAt(),
-            command.admissionSequence(),
-            command.gateEpoch()));
+    apply(reserved(command));
     // After apply: the deadline's scope needs the identifier the event has just set. Persistent
     // (db-scheduler): it survives restarts and fires on whichever instance polls first.
     deadlines.schedule(command.expiresAt(), EXPIRY);
+  }
+
+  /** The event that begins a reservation's stream: also what {@link StoringReservations} stores. */
+  static StockReserved reserved(ReserveStockCommand command) {
+    return new StockReserved(
+        command.reservationId(),
+        command.userId(),
+        command.lines(),
+        command.reservedAt(),
+        command.expiresAt(),
+        command.admissionSequence(),
+        command.gateEpoch());
   }
 
   @CommandHandler

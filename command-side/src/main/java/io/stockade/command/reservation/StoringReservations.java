@@ -159,15 +159,7 @@ class StoringReservations {
     for (CorrelationDataProvider provider : axon.correlationDataProviders()) {
       metaData.putAll(provider.correlationDataFor(message));
     }
-    StockReserved reserved =
-        new StockReserved(
-            command.reservationId(),
-            command.userId(),
-            command.lines(),
-            command.reservedAt(),
-            command.expiresAt(),
-            command.admissionSequence(),
-            command.gateEpoch());
+    StockReserved reserved = Reservation.reserved(command);
     return new DomainEventEntry(
         new GenericDomainEventMessage<>(
             AGGREGATE_TYPE,
