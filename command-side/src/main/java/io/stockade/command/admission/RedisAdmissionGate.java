@@ -855,7 +855,23 @@ class RedisAdmissionGate implements AdmissionGate {
     } catch (DataAccessException e) {
       sessions.lost(session);
       throw e;
+    } catch (IllegalStateException e) {
+      throw closedMeanwhile(session, e);
     }
+  }
+
+  /**
+   * A session ends by closing its connection, which may happen while a request that took it is
+   * still at work: that request's Redis call then fails with the stopped connection factory's
+   * IllegalStateException. The gate is closed, as if Redis had not answered. Any other
+   * IllegalStateException, in a session still current, is a bug and is thrown as it is.
+   */
+  private RuntimeException closedMeanwhile(GateSession session, IllegalStateException e) {
+    if (sessions.current() != session) {
+      return new GateClosedException(
+          "The session of gate epoch " + session.epoch() + " ended during the call");
+    }
+    return e;
   }
 
   private GateSession session() {
@@ -899,6 +915,8 @@ class RedisAdmissionGate implements AdmissionGate {
       }
       sessions.lost(session);
       throw e;
+    } catch (IllegalStateException e) {
+      throw closedMeanwhile(session, e);
     }
     if (code(reply) == CLOSED) {
       sessions.lost(session);

@@ -22,6 +22,7 @@ import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
@@ -397,6 +398,59 @@ class RedisAdmissionGateTest {
       assertThat(decision).isInstanceOf(AdmissionDecision.Unavailable.class);
       assertThat(silentGate.replenish("any", "R-1", 1)).isEqualTo(Replenishment.UNAVAILABLE);
     }
+  }
+
+  /**
+   * A session ends by closing its connection while requests that took it may still be at work:
+   * their calls meet a stopped connection factory. That is the gate closed (a 503), not a bug (a
+   * 500); only a session still current that fails this way is one.
+   */
+  @Test
+  void aSessionClosedDuringACallAnswersUnavailable() {
+    LettuceConnectionFactory shared = (LettuceConnectionFactory) redis.getConnectionFactory();
+    StringRedisTemplate own =
+        TestRedis.template(shared.getHostName(), shared.getPort(), Duration.ofSeconds(5));
+    String sku = sku("closing");
+    gate.register(sku, 5, null, 1);
+    GateSession closing = new GateSession(own, TestRedis.epoch(redis));
+    ((LettuceConnectionFactory) own.getConnectionFactory()).destroy();
+    List<GateSession> handedOut = new ArrayList<>();
+    GateSessions endedAfterTakingIt =
+        new GateSessions() {
+          @Override
+          public GateSession current() {
+            // The request takes the session; the next look finds the gate closed.
+            GateSession current = handedOut.isEmpty() ? closing : null;
+            handedOut.add(closing);
+            return current;
+          }
+
+          @Override
+          public void lost(GateSession session) {}
+        };
+    RedisAdmissionGate closingGate =
+        new RedisAdmissionGate(
+            endedAfterTakingIt, TestRedis.LAYOUT, TestRedis.properties(RETENTION));
+
+    assertThat(closingGate.reserve(admission("O-" + run, "u-1", line(sku, 1))))
+        .isInstanceOf(AdmissionDecision.Unavailable.class);
+    assertThat(counters(sku)).containsEntry("available", "5");
+
+    RedisAdmissionGate stillCurrent =
+        new RedisAdmissionGate(
+            new GateSessions() {
+              @Override
+              public GateSession current() {
+                return closing;
+              }
+
+              @Override
+              public void lost(GateSession session) {}
+            },
+            TestRedis.LAYOUT,
+            TestRedis.properties(RETENTION));
+    assertThatThrownBy(() -> stillCurrent.reserve(admission("O2-" + run, "u-1", line(sku, 1))))
+        .isInstanceOf(IllegalStateException.class);
   }
 
   @Test
