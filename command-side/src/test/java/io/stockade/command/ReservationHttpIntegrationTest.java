@@ -71,6 +71,10 @@ class ReservationHttpIntegrationTest {
     assertThat(refused.getStatusCode().value()).isEqualTo(409);
     assertThat(refused.getHeaders().getContentType()).isEqualTo(MediaType.APPLICATION_PROBLEM_JSON);
     assertThat(refused.getBody().get("type").asString()).endsWith("/insufficient-stock");
+    // Returned by the controller rather than thrown: the same members as a thrown problem's.
+    assertThat(refused.getBody().get("status").asInt()).isEqualTo(409);
+    assertThat(refused.getBody().get("title").asString()).isEqualTo("Insufficient stock");
+    assertThat(refused.getBody().get("instance").asString()).isEqualTo("/api/reservations");
     assertThat(refused.getBody().get("skuId").asString()).isEqualTo(sku);
     assertThat(refused.getBody().get("lineIndex").asInt()).isZero();
     assertThat(counters(sku)).containsEntry("available", "1").containsEntry("reserved", "2");

@@ -9,6 +9,8 @@ import io.stockade.platform.web.Identifier;
 import io.stockade.platform.web.ProblemException;
 import io.stockade.platform.web.ProblemResponses;
 import io.stockade.platform.web.ProblemResponses.FieldProblem;
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.Pattern;
@@ -121,11 +123,11 @@ class ReservationController {
   @ApiResponse(
       responseCode = "201",
       description = "Every line reserved",
-      useReturnTypeSchema = true)
+      content = @Content(schema = @Schema(implementation = ReservationResponse.class)))
   @ApiResponse(
       responseCode = "200",
       description = "A retry with the same content",
-      useReturnTypeSchema = true)
+      content = @Content(schema = @Schema(implementation = ReservationResponse.class)))
   @Problem(status = 404, codes = "unknown-sku")
   @Problem(
       status = 409,
@@ -135,8 +137,7 @@ class ReservationController {
   @Problem(
       status = 503,
       codes = {"gate-unavailable", "event-store-unavailable"})
-  ResponseEntity<ReservationResponse> reserve(
-      @RequestBody @Valid ReserveRequest request, Principal caller) {
+  ResponseEntity<?> reserve(@RequestBody @Valid ReserveRequest request, Principal caller) {
     LoggingContext.reservation(request.reservationId());
     List<ReserveRequest.MergedLine> merged = request.mergedLines();
     checkRules(request, merged);
@@ -160,12 +161,15 @@ class ReservationController {
     return decision.accept(new ToResponse(request, lines));
   }
 
-  /** Maps each gate outcome to the contract's answer. */
+  /**
+   * Maps each gate outcome to the contract's answer. Refusals are returned as problem responses,
+   * not thrown: a flash sale refuses far more requests than it admits.
+   */
   private record ToResponse(ReserveRequest request, List<ReservationLine> lines)
-      implements AdmissionDecision.Cases<ResponseEntity<ReservationResponse>> {
+      implements AdmissionDecision.Cases<ResponseEntity<?>> {
 
     @Override
-    public ResponseEntity<ReservationResponse> admitted(AdmissionDecision.Admitted admitted) {
+    public ResponseEntity<?> admitted(AdmissionDecision.Admitted admitted) {
       return ResponseEntity.status(HttpStatus.CREATED)
           .body(
               new ReservationResponse(
@@ -173,71 +177,73 @@ class ReservationController {
     }
 
     @Override
-    public ResponseEntity<ReservationResponse> duplicate(AdmissionDecision.Duplicate duplicate) {
+    public ResponseEntity<?> duplicate(AdmissionDecision.Duplicate duplicate) {
       return ResponseEntity.ok(
           new ReservationResponse(
               request.reservationId(), duplicate.state(), lines, duplicate.expiresAt()));
     }
 
     @Override
-    public ResponseEntity<ReservationResponse> reused(AdmissionDecision.Reused reused) {
-      throw new ProblemException(
-          HttpStatus.UNPROCESSABLE_CONTENT,
-          "reservation-id-reused",
-          "Reservation id reused",
-          "Reservation " + request.reservationId() + " exists with other content.",
-          Map.of("reservationId", request.reservationId()));
+    public ResponseEntity<?> reused(AdmissionDecision.Reused reused) {
+      return ProblemResponses.response(
+          new ProblemException(
+              HttpStatus.UNPROCESSABLE_CONTENT,
+              "reservation-id-reused",
+              "Reservation id reused",
+              "Reservation " + request.reservationId() + " exists with other content.",
+              Map.of("reservationId", request.reservationId())));
     }
 
     @Override
-    public ResponseEntity<ReservationResponse> insufficient(
-        AdmissionDecision.Insufficient insufficient) {
-      throw new ProblemException(
-          HttpStatus.CONFLICT,
-          "insufficient-stock",
-          "Insufficient stock",
-          "Not enough stock of SKU " + insufficient.skuId() + "; nothing was reserved.",
-          Map.of("skuId", insufficient.skuId(), "lineIndex", insufficient.lineIndex()));
+    public ResponseEntity<?> insufficient(AdmissionDecision.Insufficient insufficient) {
+      return ProblemResponses.response(
+          new ProblemException(
+              HttpStatus.CONFLICT,
+              "insufficient-stock",
+              "Insufficient stock",
+              "Not enough stock of SKU " + insufficient.skuId() + "; nothing was reserved.",
+              Map.of("skuId", insufficient.skuId(), "lineIndex", insufficient.lineIndex())));
     }
 
     @Override
-    public ResponseEntity<ReservationResponse> limitExceeded(
-        AdmissionDecision.LimitExceeded exceeded) {
-      throw new ProblemException(
-          HttpStatus.CONFLICT,
-          "purchase-limit-exceeded",
-          "Purchase limit exceeded",
-          "User "
-              + request.userId()
-              + " may hold at most "
-              + exceeded.limit()
-              + " units of SKU "
-              + exceeded.skuId()
-              + "; nothing was reserved.",
-          Map.of(
-              "skuId", exceeded.skuId(),
-              "lineIndex", exceeded.lineIndex(),
-              "limit", exceeded.limit(),
-              "alreadyReserved", exceeded.alreadyHeld()));
+    public ResponseEntity<?> limitExceeded(AdmissionDecision.LimitExceeded exceeded) {
+      return ProblemResponses.response(
+          new ProblemException(
+              HttpStatus.CONFLICT,
+              "purchase-limit-exceeded",
+              "Purchase limit exceeded",
+              "User "
+                  + request.userId()
+                  + " may hold at most "
+                  + exceeded.limit()
+                  + " units of SKU "
+                  + exceeded.skuId()
+                  + "; nothing was reserved.",
+              Map.of(
+                  "skuId", exceeded.skuId(),
+                  "lineIndex", exceeded.lineIndex(),
+                  "limit", exceeded.limit(),
+                  "alreadyReserved", exceeded.alreadyHeld())));
     }
 
     @Override
-    public ResponseEntity<ReservationResponse> unknownSku(AdmissionDecision.UnknownSku unknown) {
-      throw new ProblemException(
-          HttpStatus.NOT_FOUND,
-          "unknown-sku",
-          "Unknown SKU",
-          "SKU " + unknown.skuId() + " is not registered; nothing was reserved.",
-          Map.of("skuId", unknown.skuId(), "lineIndex", unknown.lineIndex()));
+    public ResponseEntity<?> unknownSku(AdmissionDecision.UnknownSku unknown) {
+      return ProblemResponses.response(
+          new ProblemException(
+              HttpStatus.NOT_FOUND,
+              "unknown-sku",
+              "Unknown SKU",
+              "SKU " + unknown.skuId() + " is not registered; nothing was reserved.",
+              Map.of("skuId", unknown.skuId(), "lineIndex", unknown.lineIndex())));
     }
 
     @Override
-    public ResponseEntity<ReservationResponse> unavailable(
-        AdmissionDecision.Unavailable unavailable) {
-      throw ProblemException.unavailable(
-          "gate-unavailable",
-          "The admission gate cannot decide safely now; nothing was reserved.",
-          1);
+    public ResponseEntity<?> unavailable(AdmissionDecision.Unavailable unavailable) {
+      return ProblemResponses.response(
+          ProblemException.unavailable(
+              "gate-unavailable",
+              "The admission gate cannot decide safely now; nothing was reserved.",
+              1));
     }
   }
 

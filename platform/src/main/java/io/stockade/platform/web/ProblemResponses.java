@@ -63,6 +63,17 @@ public class ProblemResponses extends ResponseEntityExceptionHandler {
 
   @ExceptionHandler(ProblemException.class)
   ResponseEntity<ProblemDetail> handle(ProblemException exception) {
+    return response(exception);
+  }
+
+  /**
+   * The response a problem is answered with, for a handler to return rather than throw: the same
+   * status, headers and body as when it is thrown. On a hot path (a refused reservation) this saves
+   * what a thrown exception costs in Spring MVC: the reflective call wraps it in an
+   * InvocationTargetException, whose stack trace is filled in, and the exception resolvers look for
+   * its handler.
+   */
+  public static ResponseEntity<ProblemDetail> response(ProblemException exception) {
     ProblemDetail problem =
         problem(exception.status(), exception.code(), exception.title(), exception.getMessage());
     exception.properties().forEach(problem::setProperty);
