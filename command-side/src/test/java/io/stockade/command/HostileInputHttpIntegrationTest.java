@@ -484,6 +484,44 @@ class HostileInputHttpIntegrationTest {
     before.assertUnchanged(snapshot(), jdbc, hostile.name());
   }
 
+  /**
+   * The firewall checks every header it is asked for (without regular expressions: see the
+   * platform's FirewallCharacters): a C1 control character (byte 0x85, which Tomcat passes on as
+   * U+0085) after the token of a valid reservation refuses it as a bad header (not as a bad token),
+   * and nothing changes.
+   */
+  @Test
+  void aControlCharacterInAHeaderIsRefusedAndChangesNothing() throws Exception {
+    StoreSnapshot before = snapshot();
+    String body = fill(reserveBody("H-%RUN%", "u-2", line("%SKU%", "1")));
+
+    RawHttp answer;
+    try (Socket socket = new Socket("localhost", port)) {
+      socket.setSoTimeout(30_000);
+      OutputStream out = socket.getOutputStream();
+      out.write(
+          ("POST /api/reservations HTTP/1.1\r\nHost: localhost\r\nContent-Type:"
+                  + " application/json\r\nContent-Length: "
+                  + body.getBytes(StandardCharsets.UTF_8).length
+                  + "\r\nAuthorization: Bearer "
+                  + TestTokens.ALL_ROLES)
+              .getBytes(StandardCharsets.US_ASCII));
+      out.write(0x85);
+      out.write(("\r\nConnection: close\r\n\r\n" + body).getBytes(StandardCharsets.UTF_8));
+      answer = RawHttp.read(socket.getInputStream());
+    }
+
+    assertProblem(
+        answer.status(),
+        answer.headers().get("content-type"),
+        answer.body(),
+        400,
+        "invalid-request");
+    assertThat(json.readTree(answer.body()).get("errors").get(0).get("field").asString())
+        .isEqualTo("headers");
+    before.assertUnchanged(snapshot(), jdbc, "a control character in a header");
+  }
+
   @Test
   void aBodyAnnouncedAsTenMegabytesIsRefusedBeforeAnyOfItIsSent() throws Exception {
     StoreSnapshot before = snapshot();

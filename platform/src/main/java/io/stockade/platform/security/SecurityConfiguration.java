@@ -17,6 +17,7 @@ import org.springframework.core.io.ResourceLoader;
 import org.springframework.security.access.hierarchicalroles.RoleHierarchy;
 import org.springframework.security.access.hierarchicalroles.RoleHierarchyImpl;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
+import org.springframework.security.config.annotation.web.configuration.WebSecurityCustomizer;
 import org.springframework.security.config.http.SessionCreationPolicy;
 import org.springframework.security.oauth2.core.OAuth2TokenValidator;
 import org.springframework.security.oauth2.jwt.Jwt;
@@ -27,6 +28,7 @@ import org.springframework.security.oauth2.jwt.JwtIssuerValidator;
 import org.springframework.security.oauth2.server.resource.authentication.JwtAuthenticationConverter;
 import org.springframework.security.oauth2.server.resource.authentication.JwtGrantedAuthoritiesConverter;
 import org.springframework.security.web.SecurityFilterChain;
+import org.springframework.security.web.firewall.StrictHttpFirewall;
 import org.springframework.web.servlet.HandlerExceptionResolver;
 
 /**
@@ -99,6 +101,19 @@ public class SecurityConfiguration {
               requests.anyRequest().denyAll();
             });
     return http.build();
+  }
+
+  /**
+   * Spring Security's strict firewall, as strict, with header and parameter names and values
+   * checked by {@link FirewallCharacters} instead of its regular expressions.
+   */
+  @Bean
+  WebSecurityCustomizer strictFirewallWithoutRegularExpressions() {
+    StrictHttpFirewall firewall = new StrictHttpFirewall();
+    firewall.setAllowedHeaderNames(FirewallCharacters::name);
+    firewall.setAllowedHeaderValues(FirewallCharacters::value);
+    firewall.setAllowedParameterNames(FirewallCharacters::name);
+    return web -> web.httpFirewall(firewall);
   }
 
   /** Also Spring Security's handler of the URLs its firewall refuses. */

@@ -71,12 +71,19 @@ final class SecurityProblems
   public void handle(
       HttpServletRequest request, HttpServletResponse response, RequestRejectedException exception)
       throws IOException {
-    ProblemException problem =
-        ProblemResponses.invalidRequest(
-            List.of(
-                new ProblemResponses.FieldProblem(
+    String reason = String.valueOf(exception.getMessage());
+    ProblemResponses.FieldProblem refused =
+        reason.contains("header")
+            ? new ProblemResponses.FieldProblem(
+                "headers", "a header's name or value holds a control or unassigned character")
+            : reason.contains("parameter")
+                ? new ProblemResponses.FieldProblem(
+                    "parameters",
+                    "a parameter's name or value holds a control or unassigned character")
+                : new ProblemResponses.FieldProblem(
                     "path",
-                    "contains what no URL of the API may (such as //, ;, an encoded / or %, ..)")));
+                    "contains what no URL of the API may (such as //, ;, an encoded / or %, ..)");
+    ProblemException problem = ProblemResponses.invalidRequest(List.of(refused));
     if (problems.resolveException(request, response, null, problem) == null) {
       response.sendError(HttpStatus.BAD_REQUEST.value());
     }
