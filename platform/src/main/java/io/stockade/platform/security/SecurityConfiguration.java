@@ -81,6 +81,7 @@ public class SecurityConfiguration {
         .oauth2ResourceServer(
             server ->
                 server
+                    .bearerTokenResolver(new BearerTokens())
                     .jwt(jwt -> jwt.decoder(decoder).jwtAuthenticationConverter(rolesClaim()))
                     .authenticationEntryPoint(problems)
                     .accessDeniedHandler(problems))
