@@ -525,6 +525,8 @@ class CrashRecoveryIntegrationTest {
     forward(command, "stockade.local-infra.data-dir");
     forward(command, "java.io.tmpdir");
     forward(command, "stockade.rate-limit.enabled");
+    // The build switches the warm-up before readiness off for the tests, and so for their children.
+    forward(command, "stockade.warm-up.enabled");
     command.add("-Daxoniq.update-checker.disabled=true");
     command.add("-Ddisable-axoniq-console-message=true");
     command.add("-Dstockade.recovery.enabled=true");

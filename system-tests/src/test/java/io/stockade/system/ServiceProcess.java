@@ -85,6 +85,11 @@ final class ServiceProcess {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(jvmOptions);
+    // The build switches the warm-up before readiness off for the tests (30 s a start otherwise).
+    String warmUp = System.getProperty("stockade.warm-up.enabled");
+    if (warmUp != null) {
+      command.add("-Dstockade.warm-up.enabled=" + warmUp);
+    }
     command.add("-jar");
     command.add(jar.toString());
     command.add("--server.port=" + port);
