@@ -75,6 +75,10 @@ class ReservationHttpIntegrationTest {
     assertThat(refused.getBody().get("status").asInt()).isEqualTo(409);
     assertThat(refused.getBody().get("title").asString()).isEqualTo("Insufficient stock");
     assertThat(refused.getBody().get("instance").asString()).isEqualTo("/api/reservations");
+    // Sent in one write, with its length, rather than flushed as a chunk (OneWriteResponses).
+    assertThat(refused.getHeaders().getContentLength()).isPositive();
+    assertThat(refused.getHeaders().containsHeader("Transfer-Encoding")).isFalse();
+    assertThat(reserved.getHeaders().getContentLength()).isPositive();
     assertThat(refused.getBody().get("skuId").asString()).isEqualTo(sku);
     assertThat(refused.getBody().get("lineIndex").asInt()).isZero();
     assertThat(counters(sku)).containsEntry("available", "1").containsEntry("reserved", "2");
