@@ -70,17 +70,23 @@ class GateRebuildAtScaleIntegrationTest {
     redis = EmbeddedRedis.start(data);
     for (int i = 0; i < 2; i++) {
       SpringApplicationBuilder builder = new SpringApplicationBuilder(CommandSideApplication.class);
+      List<String> args =
+          new ArrayList<>(
+              List.of(
+                  "--server.port=0",
+                  "--spring.data.redis.host=127.0.0.1",
+                  "--spring.data.redis.port=" + redis.port(),
+                  "--stockade.local-infra.database=" + DATABASE,
+                  "--stockade.gate.rebuild-lease=" + LEASE.toMillis() + "ms",
+                  "--stockade.gate.reopen-interval=200ms"));
       if (i == 1) {
         builder.initializers(context -> useClock(context, clockOfSecond));
+        // The second instance's own sweeps would find the flushed gate too, and could begin the
+        // rebuild before the first instance's probe does: only the tests' probes wake it.
+        args.add("--stockade.recovery.interval=1h");
+        args.add("--stockade.expiry.polling-interval=1h");
       }
-      instances.add(
-          builder.run(
-              "--server.port=0",
-              "--spring.data.redis.host=127.0.0.1",
-              "--spring.data.redis.port=" + redis.port(),
-              "--stockade.local-infra.database=" + DATABASE,
-              "--stockade.gate.rebuild-lease=" + LEASE.toMillis() + "ms",
-              "--stockade.gate.reopen-interval=200ms"));
+      instances.add(builder.run(args.toArray(String[]::new)));
     }
     // The service's own timeout (500 ms) is too short for a FLUSHALL or an HGETALL at this scale.
     gateRedis = TestRedis.template("127.0.0.1", redis.port(), Duration.ofSeconds(60));
