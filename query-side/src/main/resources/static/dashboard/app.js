@@ -586,7 +586,7 @@
 
   (() => {
     const message = $('reconciliation-message');
-    const SEVERITY = { DRIFT: 0, IN_FLIGHT: 1, CONSISTENT: 2 };
+    const SEVERITY = { DRIFT: 0, UNKNOWN: 1, IN_FLIGHT: 2, CONSISTENT: 3 };
 
     function statusCell(tr, status) {
       cell(tr, status, `status status-${status}`);
@@ -600,10 +600,11 @@
         `Gate ${gate.status}${gate.marker ? ` (${gate.marker})` : ''}` +
         `${gate.pendingAdmissions !== null && gate.pendingAdmissions !== undefined ? `, ${gate.pendingAdmissions} admissions pending` : ''}` +
         `${gate.error ? `: ${gate.error}` : ''}. ` +
-        `${s.skus} SKUs: ${s.consistent} consistent, ${s.inFlight} in flight, ${s.drift} drift; ` +
-        `${s.reservationMismatches} reservation mismatches.`;
+        `${report.readModel && report.readModel.status === 'REPLAYING' ? 'Read model being rebuilt: not compared. ' : ''}` +
+        `${s.skus} SKUs: ${s.consistent} consistent, ${s.inFlight} in flight, ${s.drift} drift, ${s.unknown} unknown; ` +
+        `${s.reservationMismatches === null ? 'reservations not compared' : `${s.reservationMismatches} reservation mismatches`}.`;
       const skus = [...report.skus].sort(
-        (a, b) => (SEVERITY[a.status] ?? 3) - (SEVERITY[b.status] ?? 3) || a.skuId.localeCompare(b.skuId));
+        (a, b) => (SEVERITY[a.status] ?? 4) - (SEVERITY[b.status] ?? 4) || a.skuId.localeCompare(b.skuId));
       const body = $('reconciliation-skus').tBodies[0];
       body.replaceChildren();
       for (const sku of skus.slice(0, RECONCILIATION_MAX_ROWS)) {

@@ -11,6 +11,7 @@ import io.stockade.query.reconciliation.ReconciliationReport.Difference;
 import io.stockade.query.reconciliation.ReconciliationReport.InFlight;
 import io.stockade.query.reconciliation.ReconciliationReport.ReservationMismatch;
 import io.stockade.query.reconciliation.ReconciliationReport.Sku;
+import io.stockade.query.replay.Replays;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -20,11 +21,9 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Predicate;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
@@ -45,12 +44,27 @@ import tools.jackson.databind.json.JsonMapper;
  * IN_FLIGHT while the same difference has been seen for no longer than the bound, and DRIFT after.
  * A reservation mismatch is classified the same way. The first sighting of each difference is
  * remembered in memory, so a restart starts the clock again.
+ *
+ * <p>A comparison that cannot be made is UNKNOWN, never CONSISTENT: while Redis cannot be read the
+ * gate's side of a SKU is unknown, and while a replay rebuilds the read model its side is (it is
+ * not compared, and neither are the reservations). What was remembered of the side that could not
+ * be compared is kept, so that a Redis failing now and then neither hides a drift nor restarts its
+ * clock. A SKU's status is the worst of its two sides, in the order DRIFT, UNKNOWN, IN_FLIGHT,
+ * CONSISTENT.
  */
 @Component
 class Reconciliation {
 
   /** At most this many reservation mismatches are listed (DRIFT first); the summary counts all. */
   static final int MISMATCHES_LISTED = 1000;
+
+  /** The statuses, worst last. */
+  private static final List<String> BY_SEVERITY =
+      List.of(
+          ReconciliationReport.CONSISTENT,
+          ReconciliationReport.IN_FLIGHT,
+          ReconciliationReport.UNKNOWN,
+          ReconciliationReport.DRIFT);
 
   private static final int BATCH = 500;
   private static final JsonMapper JSON = JsonMapper.builder().build();
@@ -59,11 +73,17 @@ class Reconciliation {
   private final EventStoreFold fold;
   private final JdbcTemplate jdbc;
   private final NamedParameterJdbcTemplate named;
+  private final Replays replays;
   private final Duration bound;
   private final Clock clock;
 
-  /** Per SKU, and per reservation: the difference seen last and since when it is the same. */
-  private final Map<String, Seen> skusSeen = new HashMap<>();
+  /**
+   * Per SKU (the gate's unexplained difference, and the read model's), and per reservation: the
+   * difference seen last and since when it is the same.
+   */
+  private final Map<String, Seen> gateSeen = new HashMap<>();
+
+  private final Map<String, Seen> readModelSeen = new HashMap<>();
 
   private final Map<String, Seen> reservationsSeen = new HashMap<>();
 
@@ -71,6 +91,19 @@ class Reconciliation {
   private final Counter drifts;
 
   private record Seen(Object difference, Instant since, boolean drift) {}
+
+  /** One side of a SKU's comparison: its status, and since when its difference is seen. */
+  private record Side(String status, Instant since) {
+
+    static final Side CONSISTENT = new Side(ReconciliationReport.CONSISTENT, null);
+    static final Side EXPLAINED = new Side(ReconciliationReport.IN_FLIGHT, null);
+    static final Side UNKNOWN = new Side(ReconciliationReport.UNKNOWN, null);
+
+    static Side of(Seen seen) {
+      return new Side(
+          seen.drift() ? ReconciliationReport.DRIFT : ReconciliationReport.IN_FLIGHT, seen.since());
+    }
+  }
 
   /** What the event store holds of one reservation, by global index. */
   private record Recorded(
@@ -80,6 +113,7 @@ class Reconciliation {
       GateReader gateReader,
       EventStoreFold fold,
       JdbcTemplate jdbc,
+      Replays replays,
       MeterRegistry meters,
       Clock clock,
       @Value("${stockade.reconciliation.in-flight-bound:30s}") Duration bound) {
@@ -87,13 +121,10 @@ class Reconciliation {
     this.fold = fold;
     this.jdbc = jdbc;
     this.named = new NamedParameterJdbcTemplate(jdbc);
+    this.replays = replays;
     this.bound = bound;
     this.clock = clock;
-    for (String status :
-        List.of(
-            ReconciliationReport.CONSISTENT,
-            ReconciliationReport.IN_FLIGHT,
-            ReconciliationReport.DRIFT)) {
+    for (String status : BY_SEVERITY) {
       AtomicInteger value = new AtomicInteger();
       gauges.put(status, value);
       Gauge.builder("stockade.reconciliation.skus", value, AtomicInteger::get)
@@ -111,17 +142,15 @@ class Reconciliation {
     return bound;
   }
 
-  /** Runs a check now. One at a time: the differences remembered belong to one sequence. */
-  ReconciliationReport check() {
-    return check(mismatch -> true);
-  }
-
   /**
-   * Runs a check now, listing only the reservation mismatches that pass the filter (the cap on
-   * listed mismatches applies after it; the summary counts the filtered ones).
+   * Runs a check now, listing every reservation mismatch (see {@link ReconciliationReport#narrowed}
+   * for the cap). One at a time: the differences remembered belong to one sequence.
    */
-  synchronized ReconciliationReport check(Predicate<ReservationMismatch> listing) {
+  synchronized ReconciliationReport check() {
     Instant now = clock.instant();
+    // A replay that starts meanwhile is noticed by the second look: it empties the read model no
+    // sooner than two of its poll intervals after it was requested.
+    boolean replaying = replays.running();
     // Redis first, then the events: every gate update follows its event, so an event the gate
     // reflects has been stored before the gate was read, and is folded.
     GateReader.Snapshot gate = null;
@@ -132,7 +161,8 @@ class Reconciliation {
       gateError = unavailable.getClass().getSimpleName() + ": " + unavailable.getMessage();
     }
     EventStoreFold.Snapshot events = fold.catchUp();
-    Map<String, Numbers> readModel = readModel();
+    Map<String, Numbers> readModel = replaying ? Map.of() : readModel();
+    replaying = replaying || replays.running();
 
     Map<String, Numbers> explained = new HashMap<>();
     Map<String, int[]> work = new HashMap<>();
@@ -148,21 +178,17 @@ class Reconciliation {
     List<Sku> skus = new ArrayList<>();
     Map<String, Integer> counts = new HashMap<>();
     for (String skuId : skuIds) {
-      Sku sku = sku(skuId, gate, events, readModel, explained, work, now);
+      Sku sku = sku(skuId, gate, events, replaying ? null : readModel, explained, work, now);
       skus.add(sku);
       counts.merge(sku.status(), 1, Integer::sum);
     }
-    skusSeen.keySet().retainAll(skuIds);
+    gateSeen.keySet().retainAll(skuIds);
+    readModelSeen.keySet().retainAll(skuIds);
     gauges.forEach((status, value) -> value.set(counts.getOrDefault(status, 0)));
 
+    boolean intentsCompared = gate != null && !replaying;
     List<ReservationMismatch> mismatches =
-        gate == null
-            ? List.of()
-            : reservationMismatches(gate, now).stream().filter(listing).toList();
-    List<ReservationMismatch> listed =
-        mismatches.size() > MISMATCHES_LISTED
-            ? mismatches.subList(0, MISMATCHES_LISTED)
-            : mismatches;
+        intentsCompared ? reservationMismatches(gate, now) : List.of();
 
     ReconciliationReport.Gate gateInfo =
         gate == null
@@ -173,15 +199,18 @@ class Reconciliation {
         now,
         gateInfo,
         new ReconciliationReport.Events(events.head()),
+        new ReconciliationReport.ReadModel(
+            replaying ? ReconciliationReport.REPLAYING : ReconciliationReport.COMPARED),
         skus,
-        List.copyOf(listed),
+        List.copyOf(mismatches),
         new ReconciliationReport.Summary(
             skus.size(),
             counts.getOrDefault(ReconciliationReport.CONSISTENT, 0),
             counts.getOrDefault(ReconciliationReport.IN_FLIGHT, 0),
             counts.getOrDefault(ReconciliationReport.DRIFT, 0),
-            mismatches.size(),
-            listed.size()));
+            counts.getOrDefault(ReconciliationReport.UNKNOWN, 0),
+            intentsCompared ? mismatches.size() : null,
+            intentsCompared ? mismatches.size() : null));
   }
 
   private Sku sku(
@@ -193,8 +222,8 @@ class Reconciliation {
       Map<String, int[]> work,
       Instant now) {
     Numbers fromEvents = events.skus().getOrDefault(skuId, Numbers.ZERO);
-    Numbers fromReadModel = readModel.getOrDefault(skuId, Numbers.ZERO);
-    Numbers readDifference = fromReadModel.minus(fromEvents);
+    Numbers readDifference =
+        readModel == null ? null : readModel.getOrDefault(skuId, Numbers.ZERO).minus(fromEvents);
     Numbers fromGate = null;
     Numbers gateDifference = null;
     Numbers unexplained = null;
@@ -207,29 +236,45 @@ class Reconciliation {
       inFlight = new InFlight(counts[0], counts[1], explainedHere);
       unexplained = gateDifference.minus(explainedHere);
     }
-    String status;
-    Instant since = null;
-    boolean gateEqual = gateDifference == null || gateDifference.isZero();
-    boolean unexplainedZero = unexplained == null || unexplained.isZero();
-    if (gateEqual && readDifference.isZero()) {
-      status = ReconciliationReport.CONSISTENT;
-      skusSeen.remove(skuId);
-    } else if (unexplainedZero && readDifference.isZero()) {
-      status = ReconciliationReport.IN_FLIGHT;
-      skusSeen.remove(skuId);
+    Side gateSide;
+    if (gate == null) {
+      gateSide = Side.UNKNOWN;
+    } else if (gateDifference.isZero()) {
+      gateSide = Side.CONSISTENT;
+      gateSeen.remove(skuId);
+    } else if (unexplained.isZero()) {
+      gateSide = Side.EXPLAINED;
+      gateSeen.remove(skuId);
     } else {
-      Seen seen =
-          judge(skusSeen, skuId, List.of(Objects.toString(unexplained), readDifference), now);
-      status = seen.drift() ? ReconciliationReport.DRIFT : ReconciliationReport.IN_FLIGHT;
-      since = seen.since();
+      gateSide = Side.of(judge(gateSeen, skuId, unexplained, now));
+    }
+    Side readSide;
+    if (readDifference == null) {
+      readSide = Side.UNKNOWN;
+    } else if (readDifference.isZero()) {
+      readSide = Side.CONSISTENT;
+      readModelSeen.remove(skuId);
+    } else {
+      readSide = Side.of(judge(readModelSeen, skuId, readDifference, now));
+    }
+    Side worse =
+        BY_SEVERITY.indexOf(readSide.status()) > BY_SEVERITY.indexOf(gateSide.status())
+            ? readSide
+            : gateSide;
+    Instant since = worse.since();
+    Side other = worse == gateSide ? readSide : gateSide;
+    if (other.since() != null
+        && other.status().equals(worse.status())
+        && (since == null || other.since().isBefore(since))) {
+      since = other.since();
     }
     return new Sku(
         skuId,
         fromGate,
         fromEvents,
-        readModel.get(skuId),
+        readModel == null ? null : readModel.get(skuId),
         new Difference(gateDifference, readDifference, inFlight, unexplained),
-        status,
+        worse.status(),
         since);
   }
 
@@ -245,7 +290,7 @@ class Reconciliation {
             : new Seen(difference, now, false);
     if (!seen.drift() && Duration.between(seen.since(), now).compareTo(bound) > 0) {
       seen = new Seen(difference, seen.since(), true);
-      if (memory == skusSeen) {
+      if (memory != reservationsSeen) {
         drifts.increment();
       }
     }

@@ -3,7 +3,6 @@ package io.stockade.query.reconciliation;
 import io.stockade.platform.openapi.Problem;
 import io.stockade.platform.web.Identifier;
 import io.stockade.platform.web.ProblemException;
-import java.util.List;
 import java.util.Map;
 import org.springframework.http.HttpStatus;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -11,33 +10,45 @@ import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
 
-/** Reconciliation on demand: a check runs for each request (see {@link Reconciliation}). */
+/**
+ * Reconciliation on demand: the latest check's report, or the next one's when it is older than
+ * {@code max-age} (see {@link ReconciliationChecks}).
+ */
 @RestController
 @RequestMapping("/api/reconciliation")
 class ReconciliationController {
 
-  private final Reconciliation reconciliation;
+  private final ReconciliationChecks checks;
 
-  ReconciliationController(Reconciliation reconciliation) {
-    this.reconciliation = reconciliation;
+  ReconciliationController(ReconciliationChecks checks) {
+    this.checks = checks;
   }
 
   @GetMapping
-  @Problem(status = 503, codes = "replay-in-progress")
+  @Problem(
+      status = 503,
+      codes = {"reconciliation-running", "read-model-unavailable"})
   ReconciliationReport report() {
-    return reconciliation.check();
+    return checks
+        .report()
+        .narrowed(sku -> true, mismatch -> true, Reconciliation.MISMATCHES_LISTED);
   }
 
-  /** The same check, narrowed to one SKU and the reservation mismatches naming it. */
+  /** The same report, narrowed to one SKU and the reservation mismatches naming it. */
   @GetMapping("/skus/{skuId}")
   @Problem(status = 404, codes = "unknown-sku")
-  @Problem(status = 503, codes = "replay-in-progress")
+  @Problem(
+      status = 503,
+      codes = {"reconciliation-running", "read-model-unavailable"})
   ReconciliationReport sku(@PathVariable @Identifier String skuId) {
     ReconciliationReport report =
-        reconciliation.check(mismatch -> mismatch.skuIds().contains(skuId));
-    List<ReconciliationReport.Sku> skus =
-        report.skus().stream().filter(sku -> sku.skuId().equals(skuId)).toList();
-    if (skus.isEmpty()) {
+        checks
+            .report()
+            .narrowed(
+                sku -> sku.skuId().equals(skuId),
+                mismatch -> mismatch.skuIds().contains(skuId),
+                Reconciliation.MISMATCHES_LISTED);
+    if (report.skus().isEmpty()) {
       throw new ProblemException(
           HttpStatus.NOT_FOUND,
           "unknown-sku",
@@ -47,20 +58,6 @@ class ReconciliationController {
               + " is neither in the gate, nor in the event store, nor in the read model.",
           Map.of("skuId", skuId));
     }
-    List<ReconciliationReport.ReservationMismatch> mismatches = report.reservationMismatches();
-    String status = skus.get(0).status();
-    return new ReconciliationReport(
-        report.generatedAt(),
-        report.gate(),
-        report.events(),
-        skus,
-        mismatches,
-        new ReconciliationReport.Summary(
-            1,
-            ReconciliationReport.CONSISTENT.equals(status) ? 1 : 0,
-            ReconciliationReport.IN_FLIGHT.equals(status) ? 1 : 0,
-            ReconciliationReport.DRIFT.equals(status) ? 1 : 0,
-            report.summary().reservationMismatches(),
-            mismatches.size()));
+    return report;
   }
 }

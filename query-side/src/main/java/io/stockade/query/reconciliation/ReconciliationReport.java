@@ -2,6 +2,7 @@ package io.stockade.query.reconciliation;
 
 import java.time.Instant;
 import java.util.List;
+import java.util.function.Predicate;
 
 /**
  * The answer of one reconciliation check: per SKU, the gate's counters in Redis, the numbers folded
@@ -12,6 +13,7 @@ record ReconciliationReport(
     Instant generatedAt,
     Gate gate,
     Events events,
+    ReadModel readModel,
     List<Sku> skus,
     List<ReservationMismatch> reservationMismatches,
     Summary summary) {
@@ -19,6 +21,18 @@ record ReconciliationReport(
   static final String CONSISTENT = "CONSISTENT";
   static final String IN_FLIGHT = "IN_FLIGHT";
   static final String DRIFT = "DRIFT";
+
+  /**
+   * A part of the comparison could not be made (the gate unreadable, the read model being rebuilt)
+   * and what was compared shows no drift: never reported as CONSISTENT.
+   */
+  static final String UNKNOWN = "UNKNOWN";
+
+  /** Read model status: compared with the events. */
+  static final String COMPARED = "COMPARED";
+
+  /** Read model status: a replay is rebuilding it, so it is not compared. */
+  static final String REPLAYING = "REPLAYING";
 
   /**
    * The gate as read: {@code status} AVAILABLE or UNAVAILABLE (Redis could not be read: every SKU's
@@ -33,6 +47,13 @@ record ReconciliationReport(
   /** The event store as folded: the global index of the last event read. */
   record Events(long position) {}
 
+  /**
+   * The read model as compared: {@code status} COMPARED, or REPLAYING (a replay is rebuilding it:
+   * every SKU's {@code readModel} and its difference are then null, and no reservation is
+   * compared).
+   */
+  record ReadModel(String status) {}
+
   record Sku(
       String skuId,
       Numbers gate,
@@ -45,7 +66,7 @@ record ReconciliationReport(
   /**
    * {@code gate} = gate minus events, {@code readModel} = read model minus events; {@code inFlight}
    * is the part of the gate's difference that work in progress explains; {@code unexplained} the
-   * rest (null when the gate could not be read).
+   * rest (null when the gate could not be read; {@code readModel} null while it is rebuilt).
    */
   record Difference(Numbers gate, Numbers readModel, InFlight inFlight, Numbers unexplained) {}
 
@@ -67,11 +88,50 @@ record ReconciliationReport(
       String status,
       Instant since) {}
 
+  /**
+   * Counts per status; the reservation mismatches are null when the intents could not be compared
+   * with the read model (the gate unreadable, or the read model being rebuilt).
+   */
   record Summary(
       int skus,
       int consistent,
       int inFlight,
       int drift,
-      int reservationMismatches,
-      int reservationMismatchesListed) {}
+      int unknown,
+      Integer reservationMismatches,
+      Integer reservationMismatchesListed) {}
+
+  /**
+   * This report narrowed to the SKUs that pass {@code skuFilter} and the reservation mismatches
+   * that pass {@code mismatchFilter}, at most {@code listed} of them (DRIFT first, as they are
+   * sorted); the summary counts what passes.
+   */
+  ReconciliationReport narrowed(
+      Predicate<Sku> skuFilter, Predicate<ReservationMismatch> mismatchFilter, int listed) {
+    List<Sku> kept = skus.stream().filter(skuFilter).toList();
+    List<ReservationMismatch> matching =
+        reservationMismatches.stream().filter(mismatchFilter).toList();
+    List<ReservationMismatch> shown =
+        matching.size() > listed ? List.copyOf(matching.subList(0, listed)) : matching;
+    boolean compared = summary.reservationMismatches() != null;
+    return new ReconciliationReport(
+        generatedAt,
+        gate,
+        events,
+        readModel,
+        kept,
+        shown,
+        new Summary(
+            kept.size(),
+            count(kept, CONSISTENT),
+            count(kept, IN_FLIGHT),
+            count(kept, DRIFT),
+            count(kept, UNKNOWN),
+            compared ? matching.size() : null,
+            compared ? shown.size() : null));
+  }
+
+  private static int count(List<Sku> skus, String status) {
+    return (int) skus.stream().filter(sku -> sku.status().equals(status)).count();
+  }
 }

@@ -11,7 +11,8 @@ import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 /**
  * While a replay rebuilds the read models, the endpoints that read them answer 503 {@code
  * replay-in-progress} with Retry-After, rather than numbers of a half-built model. The audit of a
- * reservation reads the event store and stays available.
+ * reservation reads the event store and stays available, and so does the reconciliation: it still
+ * compares the gate with the events, and reports the read model as REPLAYING.
  */
 @Configuration(proxyBeanMethods = false)
 class ReadModelDuringReplay implements WebMvcConfigurer {
@@ -39,11 +40,6 @@ class ReadModelDuringReplay implements WebMvcConfigurer {
                 return true;
               }
             })
-        .addPathPatterns(
-            "/api/stock/**",
-            "/api/reservations/**",
-            "/api/audit/skus/**",
-            "/api/reconciliation/**",
-            "/api/reconciliation");
+        .addPathPatterns("/api/stock/**", "/api/reservations/**", "/api/audit/skus/**");
   }
 }

@@ -38,7 +38,8 @@ import tools.jackson.databind.JsonNode;
     webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
     properties = {
       "stockade.reconciliation.in-flight-bound=10s",
-      "stockade.reconciliation.interval=0s"
+      "stockade.reconciliation.interval=0s",
+      "stockade.reconciliation.max-age=0s"
     })
 @DirtiesContext
 class ReconciliationClockIntegrationTest {

@@ -6,10 +6,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.stockade.api.sku.SkuRegistered;
 import io.stockade.localinfra.EmbeddedRedis;
 import io.stockade.platform.testing.ApiClient;
+import io.stockade.query.replay.Replays;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import org.axonframework.eventsourcing.eventstore.EventStore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -20,7 +24,10 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -29,14 +36,17 @@ import tools.jackson.databind.JsonNode;
 
 /**
  * A difference that outlives the in-flight bound (1 s here) is DRIFT: in the report, the metrics
- * and the scheduled check's log. The schedule is off so that the first sighting of a difference is
- * the test's own check; the scheduled run is invoked directly.
+ * and the checks' log. The schedule is off so that the first sighting of a difference is the test's
+ * own check; every request asks for a check of its own ({@code max-age} 0). A gate that cannot be
+ * read for a while makes the SKU UNKNOWN, never CONSISTENT, and does not make the reconciliation
+ * forget since when a difference is seen.
  */
 @SpringBootTest(
     webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
     properties = {
       "stockade.reconciliation.in-flight-bound=1s",
-      "stockade.reconciliation.interval=0s"
+      "stockade.reconciliation.interval=0s",
+      "stockade.reconciliation.max-age=0s"
     })
 @ExtendWith(OutputCaptureExtension.class)
 @DirtiesContext
@@ -53,8 +63,11 @@ class ReconciliationDriftIntegrationTest {
   @Autowired private EventStore eventStore;
   @Autowired private TransactionTemplate transaction;
   @Autowired private StringRedisTemplate redis;
-  @Autowired private ReconciliationSchedule schedule;
+  @Autowired private ReconciliationChecks checks;
   @Autowired private MeterRegistry meters;
+  @Autowired private EventStoreFold fold;
+  @Autowired private JdbcTemplate jdbc;
+  @Autowired private Replays replays;
 
   private ApiClient http;
   private GateFixture gate;
@@ -93,7 +106,7 @@ class ReconciliationDriftIntegrationTest {
     assertThat(meters.get("stockade.reconciliation.skus").tag("status", "DRIFT").gauge().value())
         .isGreaterThanOrEqualTo(1);
 
-    schedule.run();
+    checks.next().join();
     assertThat(output.getOut() + output.getErr()).containsPattern("WARN.*SKU " + sku + " in DRIFT");
 
     gate.increment(sku, "available", -3);
@@ -126,6 +139,72 @@ class ReconciliationDriftIntegrationTest {
 
     assertThat(mismatch(report, reservation).get("intent").asString()).isEqualTo("CONFIRMED");
     assertThat(report.get("skus").get(0).get("status").asString()).isEqualTo("DRIFT");
+  }
+
+  @Test
+  void aGateUnreadableForAWhileIsUnknownAndTheDifferenceKeepsItsFirstSighting() {
+    String sku = GateFixture.unique("rc-flaky");
+    gate.append(sku, 0, new SkuRegistered(sku, 10, null));
+    gate.counters(sku, 10, 0, 0);
+    LettuceConnectionFactory flakyRedis =
+        new LettuceConnectionFactory(new RedisStandaloneConfiguration("127.0.0.1", REDIS.port()));
+    flakyRedis.afterPropertiesSet();
+    try {
+      Reconciliation reconciliation =
+          new Reconciliation(
+              new GateReader(new StringRedisTemplate(flakyRedis)),
+              fold,
+              jdbc,
+              replays,
+              new SimpleMeterRegistry(),
+              Clock.systemUTC(),
+              Duration.ofSeconds(1));
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(() -> status(reconciliation.check(), sku).equals("CONSISTENT"));
+
+      gate.increment(sku, "available", 3);
+      ReconciliationReport.Sku first = line(reconciliation.check(), sku);
+      assertThat(first.status()).isEqualTo("IN_FLIGHT");
+
+      // Redis cannot be read: the client is stopped, as if the connection were lost.
+      flakyRedis.stop();
+      ReconciliationReport blind = reconciliation.check();
+      assertThat(blind.gate().status()).isEqualTo("UNAVAILABLE");
+      assertThat(line(blind, sku).status()).isEqualTo("UNKNOWN");
+      assertThat(blind.summary().unknown()).isPositive();
+      assertThat(blind.summary().reservationMismatches())
+          .as("the intents could not be compared")
+          .isNull();
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> Duration.between(first.since(), Instant.now()).toMillis() > 1500);
+      assertThat(line(reconciliation.check(), sku).status())
+          .as("still unreadable: unknown, however long the difference lasts")
+          .isEqualTo("UNKNOWN");
+
+      flakyRedis.start();
+      ReconciliationReport.Sku again = line(reconciliation.check(), sku);
+      assertThat(again.status()).as("the same difference, seen since before").isEqualTo("DRIFT");
+      assertThat(again.since()).isEqualTo(first.since());
+    } finally {
+      flakyRedis.destroy();
+    }
+  }
+
+  private static ReconciliationReport.Sku line(ReconciliationReport report, String sku) {
+    return report.skus().stream()
+        .filter(line -> line.skuId().equals(sku))
+        .findFirst()
+        .orElseThrow();
+  }
+
+  private static String status(ReconciliationReport report, String sku) {
+    return report.skus().stream()
+        .filter(line -> line.skuId().equals(sku))
+        .map(ReconciliationReport.Sku::status)
+        .findFirst()
+        .orElse("");
   }
 
   private JsonNode line(String sku) {

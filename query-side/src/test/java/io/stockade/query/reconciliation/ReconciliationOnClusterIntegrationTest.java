@@ -43,7 +43,8 @@ import tools.jackson.databind.JsonNode;
     webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
     properties = {
       "stockade.reconciliation.in-flight-bound=10m",
-      "stockade.reconciliation.interval=0s"
+      "stockade.reconciliation.interval=0s",
+      "stockade.reconciliation.max-age=0s"
     })
 @DirtiesContext
 class ReconciliationOnClusterIntegrationTest {
