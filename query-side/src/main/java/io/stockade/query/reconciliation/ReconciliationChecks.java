@@ -70,8 +70,16 @@ class ReconciliationChecks implements SmartLifecycle, DisposableBean {
    *     within {@code request-wait}
    */
   ReconciliationReport report() {
+    return report(false);
+  }
+
+  /**
+   * As {@link #report()}; {@code fresh}: the report of a check that begins after this call, however
+   * young the latest.
+   */
+  ReconciliationReport report(boolean fresh) {
     Checked last = latest;
-    if (last != null && System.nanoTime() - last.startedAt() <= maxAge.toNanos()) {
+    if (!fresh && last != null && System.nanoTime() - last.startedAt() <= maxAge.toNanos()) {
       return last.report();
     }
     CompletableFuture<Checked> check = next();

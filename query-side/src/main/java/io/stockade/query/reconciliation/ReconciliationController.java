@@ -41,13 +41,12 @@ class ReconciliationController {
       status = 503,
       codes = {"reconciliation-running", "read-model-unavailable"})
   ReconciliationReport sku(@PathVariable @Identifier String skuId) {
-    ReconciliationReport report =
-        checks
-            .report()
-            .narrowed(
-                sku -> sku.skuId().equals(skuId),
-                mismatch -> mismatch.skuIds().contains(skuId),
-                Reconciliation.MISMATCHES_LISTED);
+    ReconciliationReport report = narrowed(checks.report(), skuId);
+    if (report.skus().isEmpty()) {
+      // Registered since the latest check, perhaps: a 404 only from a check begun after the
+      // request.
+      report = narrowed(checks.report(true), skuId);
+    }
     if (report.skus().isEmpty()) {
       throw new ProblemException(
           HttpStatus.NOT_FOUND,
@@ -59,5 +58,12 @@ class ReconciliationController {
           Map.of("skuId", skuId));
     }
     return report;
+  }
+
+  private static ReconciliationReport narrowed(ReconciliationReport report, String skuId) {
+    return report.narrowed(
+        sku -> sku.skuId().equals(skuId),
+        mismatch -> mismatch.skuIds().contains(skuId),
+        Reconciliation.MISMATCHES_LISTED);
   }
 }
