@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import javax.sql.DataSource;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.context.annotation.Bean;
 
@@ -15,6 +17,15 @@ import org.springframework.context.annotation.Bean;
 @AutoConfiguration(
     beforeName = "org.axonframework.springboot.autoconfig.ObjectMapperAutoConfiguration")
 public class EventStoreConfiguration {
+
+  /** Folds of the whole store (a gate rebuild, a first reconciliation) read the table with it. */
+  @Bean
+  EventTableFold eventTableFold(
+      DataSource dataSource,
+      ObjectMapper axonObjectMapper,
+      @Value("${stockade.event-store.fold-page-size:10000}") int pageSize) {
+    return new EventTableFold(dataSource, axonObjectMapper, pageSize);
+  }
 
   @Bean
   ObjectMapper axonObjectMapper() {

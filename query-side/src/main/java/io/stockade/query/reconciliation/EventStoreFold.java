@@ -6,10 +6,11 @@ import io.stockade.api.reservation.StockReleased;
 import io.stockade.api.reservation.StockReserved;
 import io.stockade.api.sku.SkuRegistered;
 import io.stockade.api.sku.StockReplenished;
+import io.stockade.platform.eventstore.EventTableFold;
 import java.util.Collections;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.axonframework.eventhandling.GapAwareTrackingToken;
 import org.axonframework.eventhandling.TrackedEventMessage;
@@ -21,9 +22,10 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * Every SKU's numbers folded from the event store itself, independently of the read model: the
- * first check reads every event once, later checks only the events stored since (from a gap-aware
- * tracking token, so an event that commits late at a lower position is still read). Kept in memory;
- * a restart folds from the first event again.
+ * first check reads every event once, straight from the event table ({@link EventTableFold}), later
+ * checks only the events stored since, through Axon's storage engine, from the gap-aware tracking
+ * token the first fold ended at (so an event that commits late at a lower position is still read,
+ * once). Kept in memory; a restart folds from the first event again.
  */
 @Component
 class EventStoreFold {
@@ -44,7 +46,17 @@ class EventStoreFold {
     }
   }
 
+  private static final Map<String, Class<?>> STOCK_EVENTS =
+      Stream.of(
+              SkuRegistered.class,
+              StockReplenished.class,
+              StockReserved.class,
+              StockConfirmed.class,
+              StockReleased.class)
+          .collect(Collectors.toMap(Class::getName, type -> type));
+
   private final EventStorageEngine storage;
+  private final EventTableFold table;
   private final TransactionTemplate readOnly;
 
   /** Per SKU: total, reserved, sold. */
@@ -52,14 +64,19 @@ class EventStoreFold {
 
   private TrackingToken position;
 
-  EventStoreFold(EventStorageEngine storage, PlatformTransactionManager transactions) {
+  EventStoreFold(
+      EventStorageEngine storage, EventTableFold table, PlatformTransactionManager transactions) {
     this.storage = storage;
+    this.table = table;
     this.readOnly = new TransactionTemplate(transactions);
     this.readOnly.setReadOnly(true);
   }
 
   /** Reads the events stored since the last call and answers the numbers up to the newest. */
   synchronized Snapshot catchUp() {
+    if (position == null) {
+      position = table.fold(STOCK_EVENTS, event -> apply(event.payload()));
+    }
     readOnly.executeWithoutResult(
         status -> {
           try (Stream<? extends TrackedEventMessage<?>> events =
@@ -73,29 +90,29 @@ class EventStoreFold {
   }
 
   private void apply(TrackedEventMessage<?> event) {
-    Class<?> type = event.getPayloadType();
-    if (SkuRegistered.class.equals(type)) {
-      SkuRegistered registered = (SkuRegistered) event.getPayload();
+    apply(event.getPayload());
+    position = event.trackingToken();
+  }
+
+  private void apply(Object payload) {
+    if (payload instanceof SkuRegistered registered) {
       add(registered.skuId(), registered.initialStock(), 0, 0);
-    } else if (StockReplenished.class.equals(type)) {
-      StockReplenished replenished = (StockReplenished) event.getPayload();
+    } else if (payload instanceof StockReplenished replenished) {
       add(replenished.skuId(), replenished.quantity(), 0, 0);
-    } else if (StockReserved.class.equals(type)) {
-      for (ReservationLine line : ((StockReserved) event.getPayload()).lines()) {
+    } else if (payload instanceof StockReserved reserved) {
+      for (ReservationLine line : reserved.lines()) {
         add(line.skuId(), 0, line.quantity(), 0);
       }
-    } else if (StockConfirmed.class.equals(type)) {
-      List<ReservationLine> lines = ((StockConfirmed) event.getPayload()).lines();
-      for (ReservationLine line : lines) {
+    } else if (payload instanceof StockConfirmed confirmed) {
+      for (ReservationLine line : confirmed.lines()) {
         add(line.skuId(), 0, -line.quantity(), line.quantity());
       }
-    } else if (StockReleased.class.equals(type)) {
-      for (ReservationLine line : ((StockReleased) event.getPayload()).lines()) {
+    } else if (payload instanceof StockReleased released) {
+      for (ReservationLine line : released.lines()) {
         add(line.skuId(), 0, -line.quantity(), 0);
       }
     }
     // ReservationAbandoned: an admission never recorded; it changed no stock in the record.
-    position = event.trackingToken();
   }
 
   private void add(String skuId, long total, long reserved, long sold) {

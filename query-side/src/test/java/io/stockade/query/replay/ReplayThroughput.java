@@ -4,6 +4,7 @@ import io.stockade.api.reservation.ReservationEvent;
 import io.stockade.api.sku.SkuEvent;
 import io.stockade.platform.testing.TestTokens;
 import io.stockade.query.QuerySideApplication;
+import io.stockade.query.reconciliation.FoldThroughput;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -47,7 +48,8 @@ import org.springframework.core.io.ClassPathResource;
  * Prints {@code RESULT scan <rows/s>}, {@code RESULT noop <events/s>} and {@code RESULT replay
  * <events/s>}. Options as key=value: host (127.0.0.1), port (3306), user (root), password (empty),
  * redisHost (127.0.0.1), redisPort (6379), database (stockade_bench_replay), events (1000000), skus
- * (100), scans (3), keep (false: drop the database at the end).
+ * (100), scans (3), replays (true; false: the folds only), keep (false: drop the database at the
+ * end).
  */
 public final class ReplayThroughput {
 
@@ -68,6 +70,7 @@ public final class ReplayThroughput {
     int skus = Integer.parseInt(options.getOrDefault("skus", "100"));
     int scans = Integer.parseInt(options.getOrDefault("scans", "3"));
     boolean keep = Boolean.parseBoolean(options.getOrDefault("keep", "false"));
+    boolean withReplays = Boolean.parseBoolean(options.getOrDefault("replays", "true"));
     String server = "jdbc:mariadb://" + host + ":" + port + "/";
     String options1 = "?connectionTimeZone=UTC&forceConnectionTimeZoneToSession=true";
 
@@ -129,27 +132,36 @@ public final class ReplayThroughput {
       double scan = scanRates.get(scanRates.size() / 2);
 
       long stored = count(url, user, password);
-      double noop = stored / noOpReplay(processing, url, user, password);
-      System.out.printf("no-op replay: %.0f events/s%n", noop);
-
-      Replays replays = app.getBean(Replays.class);
-      long replayStarted = System.nanoTime();
-      Replays.Replay replay = replays.start().orElseThrow();
-      Replays.Replay now = replay;
-      while (!"DONE".equals(now.status()) && !"FAILED".equals(now.status())) {
-        Thread.sleep(500);
-        now = replays.find(replay.replayId()).orElseThrow();
-        System.out.printf("replay: %d of %d (%d%%)%n", now.processed(), now.total(), now.percent());
-      }
-      double seconds = (System.nanoTime() - replayStarted) / 1e9;
-      if (!"DONE".equals(now.status())) {
-        throw new IllegalStateException("Replay failed: " + now.failure());
-      }
-      double replayRate = stored / seconds;
-      System.out.printf("replay: %d events in %.1f s%n", stored, seconds);
+      double[] folds = FoldThroughput.measure(app, stored);
+      System.out.printf(
+          "reconciliation's first fold: %.0f events/s (through readEvents: %.0f)%n",
+          folds[0], folds[1]);
       System.out.printf("RESULT scan %.0f%n", scan);
-      System.out.printf("RESULT noop %.0f%n", noop);
-      System.out.printf("RESULT replay %.0f%n", replayRate);
+      System.out.printf("RESULT reconciliation-fold %.0f%n", folds[0]);
+      System.out.printf("RESULT reconciliation-fold-axon %.0f%n", folds[1]);
+      if (withReplays) {
+        double noop = stored / noOpReplay(processing, url, user, password);
+        System.out.printf("no-op replay: %.0f events/s%n", noop);
+
+        Replays replays = app.getBean(Replays.class);
+        long replayStarted = System.nanoTime();
+        Replays.Replay replay = replays.start().orElseThrow();
+        Replays.Replay now = replay;
+        while (!"DONE".equals(now.status()) && !"FAILED".equals(now.status())) {
+          Thread.sleep(500);
+          now = replays.find(replay.replayId()).orElseThrow();
+          System.out.printf(
+              "replay: %d of %d (%d%%)%n", now.processed(), now.total(), now.percent());
+        }
+        double seconds = (System.nanoTime() - replayStarted) / 1e9;
+        if (!"DONE".equals(now.status())) {
+          throw new IllegalStateException("Replay failed: " + now.failure());
+        }
+        double replayRate = stored / seconds;
+        System.out.printf("replay: %d events in %.1f s%n", stored, seconds);
+        System.out.printf("RESULT noop %.0f%n", noop);
+        System.out.printf("RESULT replay %.0f%n", replayRate);
+      }
     } finally {
       app.close();
       if (!keep) {
