@@ -73,6 +73,26 @@ class ReplayRecords {
     }
   }
 
+  /**
+   * Deletes the ended replays (DONE or FAILED) but the {@code keep} requested last; those requested
+   * at the same instant as the last one kept stay too.
+   */
+  void prune(int keep) {
+    jdbc
+        .queryForList(
+            "select requested_at from read_model_replay where in_progress is null"
+                + " order by requested_at desc limit 1 offset ?",
+            LocalDateTime.class,
+            keep - 1)
+        .stream()
+        .findFirst()
+        .ifPresent(
+            oldestKept ->
+                jdbc.update(
+                    "delete from read_model_replay where in_progress is null and requested_at < ?",
+                    oldestKept));
+  }
+
   /** The replay in progress (REQUESTED or RUNNING), if any. */
   Optional<Row> inProgress() {
     return jdbc
