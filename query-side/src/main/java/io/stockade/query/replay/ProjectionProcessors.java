@@ -47,7 +47,9 @@ class ProjectionProcessors {
 
   /**
    * Resets every processor's tokens to the start of the stream; each one's reset handler empties
-   * its tables. Fails while another instance claims one of their segments.
+   * its tables. Fails while another instance claims one of their segments. Each processor resets in
+   * a transaction of Axon's, which joins the caller's: called in one, every processor's tokens and
+   * tables are reset together or not at all.
    */
   void resetTokens() {
     names.forEach(name -> processor(name).resetTokens());

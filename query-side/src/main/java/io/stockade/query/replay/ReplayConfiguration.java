@@ -22,8 +22,9 @@ class ReplayConfiguration {
   ReplaySettings replaySettings(
       @Value("${stockade.replay.poll-interval:500ms}") Duration pollInterval,
       @Value("${stockade.replay.lease:5s}") Duration lease,
-      @Value("${stockade.replay.reset-timeout:30s}") Duration resetTimeout) {
-    return new ReplaySettings(pollInterval, lease, resetTimeout);
+      @Value("${stockade.replay.reset-timeout:30s}") Duration resetTimeout,
+      @Value("${stockade.replay.keep:100}") int keep) {
+    return new ReplaySettings(pollInterval, lease, resetTimeout, keep);
   }
 
   @Bean

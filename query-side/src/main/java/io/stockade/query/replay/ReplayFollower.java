@@ -3,12 +3,15 @@ package io.stockade.query.replay;
 import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.event.ContextClosedEvent;
 import org.springframework.context.event.EventListener;
 import org.springframework.stereotype.Component;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * Every instance's part in a replay, done every poll interval on one thread: while a replay is
@@ -18,6 +21,17 @@ import org.springframework.stereotype.Component;
  * owner stopped beating (it crashed, or was stopped) is taken over by the first instance to see the
  * lease expired; a RUNNING one needs no owner: any instance records it DONE. An instance that died
  * holding claims delays the reset by the token store's claim timeout at most.
+ *
+ * <p>A replay ends DONE with whole models, or FAILED with the models it started from. The reset is
+ * one database transaction: every processor's tokens, every reset handler's deletes, and the
+ * replay's move from REQUESTED to RUNNING ({@link ReplayRecords#running}) commit together or not at
+ * all, and a reset that finds the replay no longer REQUESTED rolls back. FAILED is recorded only
+ * from REQUESTED, by a conditional UPDATE of the same row, which waits for a reset that has moved
+ * it to RUNNING to commit or roll back: so a replay whose reset committed is RUNNING and can only
+ * end DONE, and a FAILED one never had its reset committed. That holds whatever the clocks, leases
+ * and pauses do; the lease only decides who tries. An owner beats on another thread while it resets
+ * (which at a million rows takes tens of seconds), so that a live owner is not taken over and the
+ * others do not fail the replay on their own deadline while its reset is under way.
  */
 @Component
 class ReplayFollower {
@@ -30,13 +44,9 @@ class ReplayFollower {
   private final ProjectionProcessors processors;
   private final QueryNode node;
   private final ReplaySettings settings;
-  private final ScheduledExecutorService poller =
-      Executors.newSingleThreadScheduledExecutor(
-          runnable -> {
-            Thread thread = new Thread(runnable, "replay-follower");
-            thread.setDaemon(true);
-            return thread;
-          });
+  private final TransactionTemplate transaction;
+  private final ScheduledExecutorService poller = thread("replay-follower");
+  private final ScheduledExecutorService heart = thread("replay-heartbeat");
 
   ReplayFollower(
       Replays replays,
@@ -44,13 +54,15 @@ class ReplayFollower {
       TokenEntries tokens,
       ProjectionProcessors processors,
       QueryNode node,
-      ReplaySettings settings) {
+      ReplaySettings settings,
+      PlatformTransactionManager transactions) {
     this.replays = replays;
     this.records = records;
     this.tokens = tokens;
     this.processors = processors;
     this.node = node;
     this.settings = settings;
+    this.transaction = new TransactionTemplate(transactions);
     long interval = settings.pollInterval().toMillis();
     poller.scheduleWithFixedDelay(this::poll, interval, interval, TimeUnit.MILLISECONDS);
   }
@@ -97,8 +109,7 @@ class ReplayFollower {
     List<String> claimed = tokens.claimedByOthers(processors.names(), node.name());
     if (claimed.isEmpty()) {
       try {
-        processors.resetTokens();
-        if (records.running(replay.id(), node.name())) {
+        if (resetAndRun(replay.id())) {
           log.info("Replay {}: tokens reset, rebuilding", replay.id());
         }
         return;
@@ -120,6 +131,41 @@ class ReplayFollower {
     }
   }
 
+  /**
+   * Resets the tokens and records the replay RUNNING, in one transaction, beating every quarter of
+   * the lease meanwhile (from another thread, so outside the transaction).
+   *
+   * @return false, nothing changed, when the replay was no longer REQUESTED
+   */
+  private boolean resetAndRun(String replayId) {
+    long beat = Math.max(1, settings.lease().toMillis() / 4);
+    ScheduledFuture<?> beating =
+        heart.scheduleAtFixedRate(() -> beat(replayId), beat, beat, TimeUnit.MILLISECONDS);
+    try {
+      return Boolean.TRUE.equals(
+          transaction.execute(
+              status -> {
+                processors.resetTokens();
+                if (records.running(replayId)) {
+                  return true;
+                }
+                status.setRollbackOnly();
+                return false;
+              }));
+    } finally {
+      // Not waiting for a beat under way: it may wait on the row the commit has just released.
+      beating.cancel(false);
+    }
+  }
+
+  private void beat(String replayId) {
+    try {
+      records.heartbeat(replayId, node.name(), settings.lease());
+    } catch (RuntimeException e) {
+      log.warn("Replay {}: no heartbeat this time", replayId, e);
+    }
+  }
+
   /** Stops following before the processors stop with the application. */
   @EventListener(ContextClosedEvent.class)
   void closing() throws InterruptedException {
@@ -127,5 +173,15 @@ class ReplayFollower {
     if (!poller.awaitTermination(30, TimeUnit.SECONDS)) {
       poller.shutdownNow();
     }
+    heart.shutdownNow();
+  }
+
+  private static ScheduledExecutorService thread(String name) {
+    return Executors.newSingleThreadScheduledExecutor(
+        runnable -> {
+          Thread thread = new Thread(runnable, name);
+          thread.setDaemon(true);
+          return thread;
+        });
   }
 }

@@ -73,6 +73,26 @@ class ReplayRecords {
     }
   }
 
+  /**
+   * Deletes the ended replays (DONE or FAILED) but the {@code keep} requested last; those requested
+   * at the same instant as the last one kept stay too.
+   */
+  void prune(int keep) {
+    jdbc
+        .queryForList(
+            "select requested_at from read_model_replay where in_progress is null"
+                + " order by requested_at desc limit 1 offset ?",
+            LocalDateTime.class,
+            keep - 1)
+        .stream()
+        .findFirst()
+        .ifPresent(
+            oldestKept ->
+                jdbc.update(
+                    "delete from read_model_replay where in_progress is null and requested_at < ?",
+                    oldestKept));
+  }
+
   /** The replay in progress (REQUESTED or RUNNING), if any. */
   Optional<Row> inProgress() {
     return jdbc
@@ -116,13 +136,19 @@ class ReplayRecords {
         == 1;
   }
 
-  /** The tokens are reset: the processors rebuild. */
-  boolean running(String id, String owner) {
+  /**
+   * The tokens are reset: the processors rebuild. Called in the reset's own transaction (see {@link
+   * ReplayFollower}), whichever instance reset them: the row lock this UPDATE takes orders it with
+   * {@link #finish} from REQUESTED, so of RUNNING and FAILED only one is ever recorded.
+   *
+   * @return false when the replay is no longer REQUESTED (it failed, or another instance's reset
+   *     committed first): the caller's reset must then roll back
+   */
+  boolean running(String id) {
     return jdbc.update(
             "update read_model_replay set status = 'RUNNING', started_at = utc_timestamp(6)"
-                + " where id = ? and owner = ? and status = 'REQUESTED'",
-            id,
-            owner)
+                + " where id = ? and status = 'REQUESTED'",
+            id)
         == 1;
   }
 

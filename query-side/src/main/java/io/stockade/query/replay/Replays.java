@@ -75,7 +75,7 @@ public class Replays {
 
   /**
    * Requests a replay of every projection, owned by this instance; the followers of every instance
-   * carry it out.
+   * carry it out. The ended replays but the last {@code stockade.replay.keep} are deleted first.
    *
    * @return empty when one is in progress already
    */
@@ -83,6 +83,7 @@ public class Replays {
     long head =
         jdbc.queryForObject(
             "select coalesce(max(global_index), 0) from domain_event_entry", Long.class);
+    records.prune(settings.keep());
     String id = UUID.randomUUID().toString();
     if (!records.request(id, head, node.name(), settings.lease(), settings.resetTimeout())) {
       return Optional.empty();

@@ -22,7 +22,9 @@ import org.springframework.stereotype.Component;
  * keeps them all and the others only take over when it stops. Each instance beats in {@code
  * query_node}; one that holds more segments of a processor than its share (the segments over the
  * instances alive, rounded up) lets one go for a while, long enough for another instance to claim
- * it. One segment a round, so that the claims settle instead of swinging.
+ * it. One segment a round, so that the claims settle instead of swinging. An instance not seen for
+ * ten times the alive interval (one that crashed, as a stopping one leaves at once) is forgotten:
+ * every round deletes such rows, so the table holds the instances of the last while only.
  */
 @Component
 @ConditionalOnProperty(
@@ -32,6 +34,9 @@ import org.springframework.stereotype.Component;
 class SharingSegments implements DisposableBean {
 
   private static final Logger log = LoggerFactory.getLogger(SharingSegments.class);
+
+  /** An instance unseen for this many alive intervals is gone for good. */
+  private static final int FORGOTTEN_AFTER_ALIVE = 10;
 
   private final JdbcTemplate jdbc;
   private final EventProcessingConfiguration processing;
@@ -62,6 +67,9 @@ class SharingSegments implements DisposableBean {
           "insert into query_node (name, seen_at) values (?, utc_timestamp(6))"
               + " on duplicate key update seen_at = utc_timestamp(6)",
           node.name());
+      jdbc.update(
+          "delete from query_node where seen_at < timestampadd(microsecond, ?, utc_timestamp(6))",
+          -alive.multipliedBy(FORGOTTEN_AFTER_ALIVE).toNanos() / 1000);
       Integer instances =
           jdbc.queryForObject(
               "select count(*) from query_node"

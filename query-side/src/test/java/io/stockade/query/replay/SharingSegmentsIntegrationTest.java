@@ -10,6 +10,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.builder.SpringApplicationBuilder;
@@ -60,6 +61,32 @@ class SharingSegmentsIntegrationTest {
         .untilAsserted(() -> assertThat(owners(a).values()).hasSize(4).containsOnly(name(a)));
   }
 
+  @Test
+  void forgetsAnInstanceNotSeenForTenTimesTheAliveInterval() {
+    ConfigurableApplicationContext a = start();
+    JdbcTemplate jdbc = a.getBean(JdbcTemplate.class);
+    String run = UUID.randomUUID().toString().substring(0, 8);
+    String crashed = "crashed-" + run;
+    String paused = "paused-" + run;
+    // The alive interval is 10 s: one crashed long ago, one that missed a few beats.
+    jdbc.update(
+        "insert into query_node (name, seen_at) values"
+            + " (?, timestampadd(second, -101, utc_timestamp(6))),"
+            + " (?, timestampadd(second, -20, utc_timestamp(6)))",
+        crashed,
+        paused);
+
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(() -> assertThat(nodes(jdbc)).doesNotContain(crashed));
+    assertThat(nodes(jdbc)).contains(paused, name(a));
+    jdbc.update("delete from query_node where name = ?", paused);
+  }
+
+  private static List<String> nodes(JdbcTemplate jdbc) {
+    return jdbc.queryForList("select name from query_node", String.class);
+  }
+
   private ConfigurableApplicationContext start() {
     ConfigurableApplicationContext instance =
         new SpringApplicationBuilder(QuerySideApplication.class)
@@ -68,7 +95,8 @@ class SharingSegmentsIntegrationTest {
                 "--stockade.local-infra.database=stockade_test_segments",
                 "--stockade.reconciliation.interval=0s",
                 "--stockade.segments.sharing=true",
-                "--stockade.segments.interval=500ms");
+                "--stockade.segments.interval=500ms",
+                "--stockade.segments.alive=10s");
     instances.add(instance);
     return instance;
   }
