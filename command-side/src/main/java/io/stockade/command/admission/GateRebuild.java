@@ -1,8 +1,15 @@
 package io.stockade.command.admission;
 
 import io.lettuce.core.cluster.SlotHash;
+import io.stockade.api.reservation.ReservationAbandoned;
 import io.stockade.api.reservation.ReservationLine;
+import io.stockade.api.reservation.StockConfirmed;
+import io.stockade.api.reservation.StockReleased;
+import io.stockade.api.reservation.StockReserved;
+import io.stockade.api.sku.SkuRegistered;
+import io.stockade.api.sku.StockReplenished;
 import io.stockade.command.admission.GateLayout.Partition;
+import io.stockade.platform.eventstore.EventTableFold;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -14,9 +21,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.ToIntFunction;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
-import org.axonframework.eventhandling.TrackedEventMessage;
-import org.axonframework.eventsourcing.eventstore.EventStorageEngine;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.dao.DataAccessResourceFailureException;
@@ -57,13 +63,23 @@ class GateRebuild {
 
   private static final RedisScript<List<Object>> RESTORE = RedisAdmissionGate.script("restore");
 
-  private final EventStorageEngine events;
+  /** The payloads the gate is built from, by class name. */
+  private static final Map<String, Class<?>> GATE_EVENTS =
+      Stream.of(
+              SkuRegistered.class,
+              StockReplenished.class,
+              StockReserved.class,
+              StockConfirmed.class,
+              StockReleased.class,
+              ReservationAbandoned.class)
+          .collect(Collectors.toMap(Class::getName, type -> type));
+
+  private final EventTableFold events;
   private final GateLayout layout;
   private final Duration retention;
   private final Clock clock;
 
-  GateRebuild(
-      EventStorageEngine events, GateLayout layout, GateProperties properties, Clock clock) {
+  GateRebuild(EventTableFold events, GateLayout layout, GateProperties properties, Clock clock) {
     this.events = events;
     this.layout = layout;
     this.retention = properties.intentRetention();
@@ -127,15 +143,16 @@ class GateRebuild {
 
     Instant now = clock.instant();
     GateImage image = new GateImage(now, retention);
-    try (Stream<? extends TrackedEventMessage<?>> stream = events.readEvents(null, false)) {
-      stream.forEach(
-          message -> {
-            image.apply(message.getPayload());
-            if (image.events % EVENTS_BETWEEN_RENEWALS == 0) {
-              lease.renew();
-            }
-          });
-    }
+    // The event table read directly (a plain scan's pace, not Axon's readEvents'); events that
+    // commit while it reads are read if they come after what it has read, as with readEvents.
+    events.fold(
+        GATE_EVENTS,
+        event -> {
+          image.apply(event.payload());
+          if (image.events % EVENTS_BETWEEN_RENEWALS == 0) {
+            lease.renew();
+          }
+        });
     long folded = System.nanoTime();
     Map<String, GateImage.Intent> intents = image.intentsToKeep(now, retention);
     ToIntFunction<Partition> servers = servers(redis);
