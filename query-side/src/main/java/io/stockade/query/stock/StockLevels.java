@@ -43,6 +43,11 @@ class StockLevels {
   /** Ledger entries per insert statement (nine parameters each). */
   private static final int MAX_ROWS_PER_INSERT = 500;
 
+  /** The years a DATETIME(6) column is documented to hold, on MySQL and MariaDB: 1000 to 9999. */
+  private static final Instant EARLIEST = Instant.parse("1000-01-01T00:00:00Z");
+
+  private static final Instant BEYOND = Instant.parse("+10000-01-01T00:00:00Z");
+
   private static final String COLUMNS = "sku_id, total, reserved, sold, per_user_limit, updated_at";
 
   private final JdbcTemplate jdbc;
@@ -319,6 +324,15 @@ class StockLevels {
         sold,
         limit,
         instant(rs, 6));
+  }
+
+  /**
+   * Whether the ledger's times can be compared with an instant: outside the years 1000 to 9999 the
+   * database cannot hold it, and a comparison with it matches nothing (year 10000) or is not
+   * guaranteed (before the year 1000).
+   */
+  static boolean holds(Instant instant) {
+    return !instant.isBefore(EARLIEST) && instant.isBefore(BEYOND);
   }
 
   /**

@@ -38,6 +38,7 @@ import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.transaction.support.TransactionTemplate;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The query side against a real database: events appended to the shared event table (as the command
@@ -300,6 +301,28 @@ class StockProjectionIntegrationTest {
   }
 
   @Test
+  void anInstantTheLedgerCannotHoldIsAnInvalidRequestNotZeros() throws Exception {
+    String sku = "far-" + run;
+    append(sku, new SkuRegistered(sku, 10, null));
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(() -> audit(sku, null).path("totalEntries").asLong(), is(1L));
+
+    // DATETIME(6) holds the years 1000 to 9999; beyond them a comparison matches no entry at all.
+    for (String at :
+        List.of("%2B10000-01-01T00:00:00Z", "0999-12-31T23:59:59Z", "-0001-01-01T00:00:00Z")) {
+      HttpResponse<String> answer = rawGet("/api/audit/skus/" + sku + "?at=" + at);
+      assertThat(answer.statusCode()).as(at).isEqualTo(400);
+      JsonNode problem = JsonMapper.shared().readTree(answer.body());
+      assertThat(problem.get("type").asString()).endsWith("/invalid-request");
+      assertThat(problem.get("errors").findValuesAsString("field")).containsExactly("at");
+    }
+    assertThat(numbers(audit(sku, "9999-12-31T23:59:59.999999Z")))
+        .containsExactly(10L, 10L, 0L, 0L);
+    assertThat(numbers(audit(sku, "1000-01-01T00:00:00Z"))).containsExactly(0L, 0L, 0L, 0L);
+  }
+
+  @Test
   void aSubscriberToASkuReceivesItsStockNowAndAfterAReservation() throws Exception {
     String sku = "live-" + run;
     append(sku, new SkuRegistered(sku, 10, null));
@@ -364,6 +387,16 @@ class StockProjectionIntegrationTest {
 
   private void append(String aggregateId, long sequence, Object payload) {
     Events.append(eventStore, transaction, aggregateId, sequence, payload);
+  }
+
+  /** A GET of this exact path and query, with nothing encoded again. */
+  private HttpResponse<String> rawGet(String pathAndQuery) throws Exception {
+    return HttpClient.newHttpClient()
+        .send(
+            HttpRequest.newBuilder(URI.create("http://localhost:" + port + pathAndQuery))
+                .header("Authorization", "Bearer " + TestTokens.ALL_ROLES)
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
   }
 
   private ResponseEntity<JsonNode> get(String path) {
