@@ -20,6 +20,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.ToIntFunction;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -110,11 +111,39 @@ class GateRebuild {
   }
 
   /**
+   * A rebuild under way on this instance: its phase (CLEARING the old keys, READING the event
+   * store, WRITING the gate), and how far it has read: up to global index {@code position} of the
+   * {@code head} the store had when it began (gaps make the percentage an underestimate).
+   */
+  record Progress(long epoch, String phase, long position, long head) {
+
+    int percent() {
+      return head <= 0 ? 100 : (int) Math.min(100, position * 100 / head);
+    }
+  }
+
+  private volatile Progress progress;
+
+  /** The rebuild under way on this instance, if any. */
+  Optional<Progress> progress() {
+    return Optional.ofNullable(progress);
+  }
+
+  /**
    * Rebuilds the gate in {@code redis} as epoch {@code epoch} of the Redis server(s) {@code runId},
    * renewing {@code lease} as it goes.
    */
   void rebuild(StringRedisTemplate redis, long epoch, String runId, Lease lease) {
+    try {
+      rebuildAndTell(redis, epoch, runId, lease);
+    } finally {
+      progress = null;
+    }
+  }
+
+  private void rebuildAndTell(StringRedisTemplate redis, long epoch, String runId, Lease lease) {
     long started = System.nanoTime();
+    progress = new Progress(epoch, "CLEARING", 0, 0);
     List<Writer> writers = new ArrayList<>();
     for (Partition partition : layout.partitions()) {
       Writer writer = new Writer(redis, partition, epoch, lease);
@@ -143,6 +172,9 @@ class GateRebuild {
 
     Instant now = clock.instant();
     GateImage image = new GateImage(now, retention);
+    long head = events.head();
+    progress = new Progress(epoch, "READING", 0, head);
+    long[] tenth = {head / 10};
     // The event table read directly (a plain scan's pace, not Axon's readEvents'); events that
     // commit while it reads are read if they come after what it has read, as with readEvents.
     events.fold(
@@ -151,9 +183,17 @@ class GateRebuild {
           image.apply(event.payload());
           if (image.events % EVENTS_BETWEEN_RENEWALS == 0) {
             lease.renew();
+            progress = new Progress(epoch, "READING", event.globalIndex(), head);
+          }
+          if (tenth[0] > 0 && event.globalIndex() >= tenth[0] && event.globalIndex() < head) {
+            log.info(
+                "Gate rebuild of epoch {}: event store read up to global index {} of {} ({}%)",
+                epoch, event.globalIndex(), head, Math.round(event.globalIndex() * 100.0 / head));
+            tenth[0] = (event.globalIndex() / (head / 10) + 1) * (head / 10);
           }
         });
     long folded = System.nanoTime();
+    progress = new Progress(epoch, "WRITING", head, head);
     Map<String, GateImage.Intent> intents = image.intentsToKeep(now, retention);
     ToIntFunction<Partition> servers = servers(redis);
     Map<String, long[]> reservedByBucket = new HashMap<>();

@@ -113,6 +113,12 @@ public final class EventTableFold {
     return last < LOWEST_GLOBAL_INDEX ? null : GapAwareTrackingToken.newInstance(last, gaps);
   }
 
+  /** The highest global index stored now (0 when the store is empty): where a fold will end. */
+  public long head() {
+    Long head = jdbc.queryForObject("select max(global_index) from domain_event_entry", Long.class);
+    return head == null ? 0 : head;
+  }
+
   /** One row as read; the payload only of the types asked for. */
   private record Row(
       long index,
