@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.ObjectReader;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.sql.PreparedStatement;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -28,9 +30,10 @@ import org.springframework.jdbc.core.JdbcTemplate;
  *
  * <p>Gap-aware. An index the fold passes without a row is a gap: a transaction that has not
  * committed yet (or rolled back). The fold's end is a {@link GapAwareTrackingToken} that keeps the
- * gaps of its last {@code maxGapOffset} indices, as Axon's JPA storage engine does, so that whoever
- * reads on from that token (a processor, Axon's {@code readEvents}) still receives an event that
- * commits late below the end, exactly once. The fold itself never sees such an event.
+ * gaps of its last {@code maxGapOffset} indices but those below an event stored more than {@link
+ * #GAP_TIMEOUT} ago, as Axon's JPA storage engine does, so that whoever reads on from that token (a
+ * processor, Axon's {@code readEvents}) still receives an event that commits late below the end,
+ * exactly once. The fold itself never sees such an event.
  */
 public final class EventTableFold {
 
@@ -38,6 +41,12 @@ public final class EventTableFold {
   public static final long LOWEST_GLOBAL_INDEX = 1;
 
   public static final int MAX_GAP_OFFSET = 10_000;
+
+  /**
+   * Axon's JPA storage engine's gap timeout: a gap below an event stored longer ago than this is no
+   * transaction in flight any more, and is dropped.
+   */
+  public static final Duration GAP_TIMEOUT = Duration.ofSeconds(60);
 
   private static final String PAGE =
       "select global_index, aggregate_identifier, sequence_number, payload_type, time_stamp,"
@@ -99,6 +108,12 @@ public final class EventTableFold {
           }
         }
         gaps.headSet(last - MAX_GAP_OFFSET, false).clear();
+        if (!page.rows().isEmpty()) {
+          Row newest = page.rows().get(page.rows().size() - 1);
+          if (Instant.parse(newest.timestamp()).isBefore(Instant.now().minus(GAP_TIMEOUT))) {
+            gaps.headSet(newest.index(), false).clear();
+          }
+        }
         if (page.last()) {
           break;
         }

@@ -38,8 +38,15 @@ class EventStoreFold {
       return position == null ? -1 : position.position().orElse(-1);
     }
 
-    /** Whether the event at this global index is part of the numbers. */
+    /**
+     * Whether the event at this global index is part of the numbers: at or below the position and
+     * not one of its gaps. (Not {@code position.covers(token of the index)}: that also asks the
+     * other token to share every gap below it, which a token of one index has none of.)
+     */
     boolean covers(long globalIndex) {
+      if (position instanceof GapAwareTrackingToken gapAware) {
+        return globalIndex <= gapAware.getIndex() && !gapAware.getGaps().contains(globalIndex);
+      }
       return position != null
           && position.covers(
               GapAwareTrackingToken.newInstance(globalIndex, Collections.emptySortedSet()));
