@@ -36,16 +36,20 @@ public final class EventTableFold {
 
   private static final String PAGE =
       "select global_index, aggregate_identifier, sequence_number, payload_type, time_stamp,"
-          + " payload from domain_event_entry where global_index > ? order by global_index"
-          + " limit ?";
+          + " payload, event_identifier from domain_event_entry where global_index > ?"
+          + " order by global_index limit ?";
 
-  /** One stored event: its place in the store and its payload, decoded. */
+  /**
+   * One stored event: its place in the store, its identifier, its timestamp as stored (ISO-8601)
+   * and its payload, decoded.
+   */
   public record StoredEvent(
       long globalIndex,
       String aggregateIdentifier,
       long sequenceNumber,
       String timestamp,
-      Object payload) {}
+      Object payload,
+      String eventIdentifier) {}
 
   private final JdbcTemplate jdbc;
   private final ObjectMapper mapper;
@@ -91,7 +95,8 @@ public final class EventTableFold {
                       rs.getString(2),
                       rs.getLong(3),
                       rs.getString(5),
-                      decode(rs.getBytes(6), type)));
+                      decode(rs.getBytes(6), type),
+                      rs.getString(7)));
             }
           });
       gaps.headSet(last[0] - MAX_GAP_OFFSET, false).clear();

@@ -5,6 +5,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.event.ContextClosedEvent;
@@ -42,6 +43,7 @@ class ReplayFollower {
   private final ReplayRecords records;
   private final TokenEntries tokens;
   private final ProjectionProcessors processors;
+  private final ReplayFold fold;
   private final QueryNode node;
   private final ReplaySettings settings;
   private final TransactionTemplate transaction;
@@ -53,6 +55,7 @@ class ReplayFollower {
       ReplayRecords records,
       TokenEntries tokens,
       ProjectionProcessors processors,
+      ReplayFold fold,
       QueryNode node,
       ReplaySettings settings,
       PlatformTransactionManager transactions) {
@@ -60,6 +63,7 @@ class ReplayFollower {
     this.records = records;
     this.tokens = tokens;
     this.processors = processors;
+    this.fold = fold;
     this.node = node;
     this.settings = settings;
     this.transaction = new TransactionTemplate(transactions);
@@ -109,7 +113,7 @@ class ReplayFollower {
     List<String> claimed = tokens.claimedByOthers(processors.names(), node.name());
     if (claimed.isEmpty()) {
       try {
-        if (resetAndRun(replay.id())) {
+        if (resetAndRun(replay)) {
           log.info("Replay {}: tokens reset, rebuilding", replay.id());
         }
         return;
@@ -132,20 +136,25 @@ class ReplayFollower {
   }
 
   /**
-   * Resets the tokens and records the replay RUNNING, in one transaction, beating every quarter of
-   * the lease meanwhile (from another thread, so outside the transaction).
+   * Resets the tokens, folds the event table into the models that have a fold ({@link ReplayFold}),
+   * and records the replay RUNNING, in one transaction, beating every quarter of the lease
+   * meanwhile with the fold's progress (from another thread, so outside the transaction).
    *
    * @return false, nothing changed, when the replay was no longer REQUESTED
    */
-  private boolean resetAndRun(String replayId) {
+  private boolean resetAndRun(ReplayRecords.Row replay) {
+    String replayId = replay.id();
+    AtomicLong folded = new AtomicLong();
+    beat(replayId, folded);
     long beat = Math.max(1, settings.lease().toMillis() / 4);
     ScheduledFuture<?> beating =
-        heart.scheduleAtFixedRate(() -> beat(replayId), beat, beat, TimeUnit.MILLISECONDS);
+        heart.scheduleAtFixedRate(() -> beat(replayId, folded), beat, beat, TimeUnit.MILLISECONDS);
     try {
       return Boolean.TRUE.equals(
           transaction.execute(
               status -> {
                 processors.resetTokens();
+                fold.fold(replayId, processors.names(), replay.head(), folded::set);
                 if (records.running(replayId)) {
                   return true;
                 }
@@ -158,9 +167,9 @@ class ReplayFollower {
     }
   }
 
-  private void beat(String replayId) {
+  private void beat(String replayId, AtomicLong folded) {
     try {
-      records.heartbeat(replayId, node.name(), settings.lease());
+      records.heartbeat(replayId, node.name(), settings.lease(), folded.get());
     } catch (RuntimeException e) {
       log.warn("Replay {}: no heartbeat this time", replayId, e);
     }

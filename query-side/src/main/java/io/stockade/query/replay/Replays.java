@@ -122,7 +122,8 @@ public class Replays {
       refresh();
     }
     return switch (replay.status()) {
-      case "REQUESTED" -> view(replay, "RUNNING", 0, null);
+      // Its reset and fold not committed yet: as far as the owner's fold has gone.
+      case "REQUESTED" -> view(replay, "RUNNING", Math.min(replay.folded(), replay.head()), null);
       case "RUNNING" -> progress(replay);
       case "DONE" -> view(replay, "DONE", replay.head(), replay.finishedAt());
       default -> view(replay, replay.status(), 0, replay.finishedAt());
