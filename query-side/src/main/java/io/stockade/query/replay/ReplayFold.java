@@ -5,6 +5,12 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 import org.axonframework.eventhandling.GapAwareTrackingToken;
 import org.axonframework.eventhandling.tokenstore.TokenStore;
@@ -24,6 +30,12 @@ import org.springframework.stereotype.Component;
 class ReplayFold {
 
   private static final Logger log = LoggerFactory.getLogger(ReplayFold.class);
+
+  /** Events per chunk handed from the reading thread to the writing one. */
+  private static final int CHUNK = 1000;
+
+  /** Chunks read ahead at most. */
+  private static final int QUEUED = 8;
 
   private final EventTableFold table;
   private final List<ReadModelFold> folds;
@@ -64,7 +76,7 @@ class ReplayFold {
     }
     long[] nextTenth = {1};
     GapAwareTrackingToken end =
-        table.fold(
+        read(
             types,
             event -> {
               for (ReadModelFold.Writer writer : writersByType.get(event.payload().getClass())) {
@@ -91,5 +103,67 @@ class ReplayFold {
     }
     log.info("Replay {}: {} folded up to {}", replayId, folded, end);
     return folded;
+  }
+
+  /**
+   * Reads and decodes the table on a thread of its own (outside the caller's transaction: a read
+   * needs none) while the caller's thread writes, handing it the events a chunk at a time through a
+   * bounded queue: at most {@code QUEUED} chunks of {@code CHUNK} events are held.
+   */
+  private GapAwareTrackingToken read(
+      Map<String, Class<?>> types, Consumer<EventTableFold.StoredEvent> sink) {
+    BlockingQueue<List<EventTableFold.StoredEvent>> chunks = new ArrayBlockingQueue<>(QUEUED);
+    FutureTask<GapAwareTrackingToken> reading =
+        new FutureTask<>(
+            () -> {
+              List<EventTableFold.StoredEvent> chunk = new ArrayList<>(CHUNK);
+              GapAwareTrackingToken end =
+                  table.fold(
+                      types,
+                      event -> {
+                        chunk.add(event);
+                        if (chunk.size() == CHUNK) {
+                          hand(chunks, List.copyOf(chunk));
+                          chunk.clear();
+                        }
+                      });
+              hand(chunks, List.copyOf(chunk));
+              return end;
+            });
+    Thread reader = new Thread(reading, "replay-fold-reader");
+    reader.setDaemon(true);
+    reader.start();
+    try {
+      while (true) {
+        List<EventTableFold.StoredEvent> chunk = chunks.poll(100, TimeUnit.MILLISECONDS);
+        if (chunk != null) {
+          chunk.forEach(sink);
+        } else if (reading.isDone() && chunks.isEmpty()) {
+          // Every chunk was queued before the reading ended.
+          return reading.get();
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("Interrupted while folding the event table", e);
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("Could not read the event table", e.getCause());
+    } finally {
+      reading.cancel(true);
+    }
+  }
+
+  private static void hand(
+      BlockingQueue<List<EventTableFold.StoredEvent>> chunks,
+      List<EventTableFold.StoredEvent> chunk) {
+    if (chunk.isEmpty()) {
+      return;
+    }
+    try {
+      chunks.put(chunk);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("The fold stopped reading", e);
+    }
   }
 }

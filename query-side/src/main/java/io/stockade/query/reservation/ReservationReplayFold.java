@@ -10,7 +10,6 @@ import java.time.Instant;
 import java.util.Map;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
-import org.axonframework.common.DateTimeUtils;
 import org.springframework.stereotype.Component;
 
 /**
@@ -62,7 +61,7 @@ class ReservationReplayFold implements ReadModelFold {
 
   private static void apply(ReservationRows.Fold fold, StoredEvent event) {
     long sequence = event.sequenceNumber();
-    Instant at = DateTimeUtils.parseInstant(event.timestamp());
+    Instant at = event.instant();
     Object payload = event.payload();
     if (payload instanceof StockReserved reserved) {
       fold.create(

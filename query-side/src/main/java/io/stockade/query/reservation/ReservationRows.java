@@ -3,6 +3,7 @@ package io.stockade.query.reservation;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import io.stockade.api.reservation.ReservationLine;
 import io.stockade.api.reservation.ReservationView;
+import io.stockade.query.replay.BulkValues;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
@@ -337,7 +338,7 @@ class ReservationRows {
           INSERT
               + String.join(", ", Collections.nCopies(chunk.size(), INSERT_ROW))
               + " ON DUPLICATE KEY UPDATE reservation_id = reservation_id",
-          chunk.stream().flatMap(Arrays::stream).toArray());
+          BulkValues.of(chunk.stream().flatMap(Arrays::stream).toList()));
     }
     if (updates.isEmpty()) {
       return;

@@ -1,6 +1,7 @@
 package io.stockade.query.stock;
 
 import io.stockade.api.stock.StockLevel;
+import io.stockade.query.replay.BulkValues;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
@@ -228,7 +229,7 @@ class StockLevels {
     }
     jdbc.update(
         LEDGER_INSERT + String.join(", ", Collections.nCopies(chunk.size(), LEDGER_ROW)),
-        arguments.toArray());
+        BulkValues.of(arguments));
   }
 
   /**
@@ -312,7 +313,7 @@ class StockLevels {
           "insert into stock_level"
               + " (sku_id, total, reserved, sold, per_user_limit, registered_at, updated_at) values "
               + String.join(", ", Collections.nCopies(rows, "(?, ?, ?, ?, ?, ?, ?)")),
-          arguments.toArray());
+          BulkValues.of(arguments));
     }
   }
 

@@ -12,7 +12,6 @@ import java.time.Instant;
 import java.util.Map;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
-import org.axonframework.common.DateTimeUtils;
 import org.springframework.stereotype.Component;
 
 /**
@@ -65,7 +64,7 @@ class StockReplayFold implements ReadModelFold {
   }
 
   private static void apply(StockLevels.Fold fold, StoredEvent event) {
-    Instant at = DateTimeUtils.parseInstant(event.timestamp());
+    Instant at = event.instant();
     Object payload = event.payload();
     if (payload instanceof SkuRegistered registered) {
       fold.register(
