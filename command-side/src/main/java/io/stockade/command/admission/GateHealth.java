@@ -1,5 +1,7 @@
 package io.stockade.command.admission;
 
+import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
@@ -14,7 +16,10 @@ import org.springframework.stereotype.Component;
  *
  * <p>While the gate is closed, {@code reason} says why this instance could not open it the last
  * time it tried (a failed rebuild with its cause, a Redis that may evict keys, another instance
- * rebuilding, Redis unreachable), and {@code failedRebuilds} how many rebuilds failed in a row.
+ * rebuilding, Redis unreachable), and {@code failedRebuilds} how many rebuilds failed in a row. On
+ * the instance that rebuilds it, {@code rebuild} tells how far: {@code phase} (CLEARING, READING,
+ * WRITING), {@code position} and {@code head} (global indices of the event store) and {@code
+ * percent}.
  */
 @Component("gate")
 class GateHealth implements HealthIndicator {
@@ -25,10 +30,12 @@ class GateHealth implements HealthIndicator {
 
   private final GateKeeper keeper;
   private final GateEpochs epochs;
+  private final GateRebuild rebuild;
 
-  GateHealth(GateKeeper keeper, GateEpochs epochs) {
+  GateHealth(GateKeeper keeper, GateEpochs epochs, GateRebuild rebuild) {
     this.keeper = keeper;
     this.epochs = epochs;
+    this.rebuild = rebuild;
   }
 
   @Override
@@ -54,6 +61,18 @@ class GateHealth implements HealthIndicator {
     }
     if (keeper.failedRebuilds() > 0) {
       health.withDetail("failedRebuilds", keeper.failedRebuilds());
+    }
+    Optional<GateRebuild.Progress> progress = rebuild.progress();
+    if (progress.isPresent()) {
+      GateRebuild.Progress now = progress.get();
+      health.withDetail(
+          "rebuild",
+          Map.of(
+              "epoch", now.epoch(),
+              "phase", now.phase(),
+              "position", now.position(),
+              "head", now.head(),
+              "percent", now.percent()));
     }
     return health.build();
   }

@@ -1,8 +1,15 @@
 package io.stockade.command.admission;
 
 import io.lettuce.core.cluster.SlotHash;
+import io.stockade.api.reservation.ReservationAbandoned;
 import io.stockade.api.reservation.ReservationLine;
+import io.stockade.api.reservation.StockConfirmed;
+import io.stockade.api.reservation.StockReleased;
+import io.stockade.api.reservation.StockReserved;
+import io.stockade.api.sku.SkuRegistered;
+import io.stockade.api.sku.StockReplenished;
 import io.stockade.command.admission.GateLayout.Partition;
+import io.stockade.platform.eventstore.EventTableFold;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -13,10 +20,10 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.ToIntFunction;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
-import org.axonframework.eventhandling.TrackedEventMessage;
-import org.axonframework.eventsourcing.eventstore.EventStorageEngine;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.dao.DataAccessResourceFailureException;
@@ -57,13 +64,23 @@ class GateRebuild {
 
   private static final RedisScript<List<Object>> RESTORE = RedisAdmissionGate.script("restore");
 
-  private final EventStorageEngine events;
+  /** The payloads the gate is built from, by class name. */
+  private static final Map<String, Class<?>> GATE_EVENTS =
+      Stream.of(
+              SkuRegistered.class,
+              StockReplenished.class,
+              StockReserved.class,
+              StockConfirmed.class,
+              StockReleased.class,
+              ReservationAbandoned.class)
+          .collect(Collectors.toMap(Class::getName, type -> type));
+
+  private final EventTableFold events;
   private final GateLayout layout;
   private final Duration retention;
   private final Clock clock;
 
-  GateRebuild(
-      EventStorageEngine events, GateLayout layout, GateProperties properties, Clock clock) {
+  GateRebuild(EventTableFold events, GateLayout layout, GateProperties properties, Clock clock) {
     this.events = events;
     this.layout = layout;
     this.retention = properties.intentRetention();
@@ -94,11 +111,39 @@ class GateRebuild {
   }
 
   /**
+   * A rebuild under way on this instance: its phase (CLEARING the old keys, READING the event
+   * store, WRITING the gate), and how far it has read: up to global index {@code position} of the
+   * {@code head} the store had when it began (gaps make the percentage an underestimate).
+   */
+  record Progress(long epoch, String phase, long position, long head) {
+
+    int percent() {
+      return head <= 0 ? 100 : (int) Math.min(100, position * 100 / head);
+    }
+  }
+
+  private volatile Progress progress;
+
+  /** The rebuild under way on this instance, if any. */
+  Optional<Progress> progress() {
+    return Optional.ofNullable(progress);
+  }
+
+  /**
    * Rebuilds the gate in {@code redis} as epoch {@code epoch} of the Redis server(s) {@code runId},
    * renewing {@code lease} as it goes.
    */
   void rebuild(StringRedisTemplate redis, long epoch, String runId, Lease lease) {
+    try {
+      rebuildAndTell(redis, epoch, runId, lease);
+    } finally {
+      progress = null;
+    }
+  }
+
+  private void rebuildAndTell(StringRedisTemplate redis, long epoch, String runId, Lease lease) {
     long started = System.nanoTime();
+    progress = new Progress(epoch, "CLEARING", 0, 0);
     List<Writer> writers = new ArrayList<>();
     for (Partition partition : layout.partitions()) {
       Writer writer = new Writer(redis, partition, epoch, lease);
@@ -127,16 +172,28 @@ class GateRebuild {
 
     Instant now = clock.instant();
     GateImage image = new GateImage(now, retention);
-    try (Stream<? extends TrackedEventMessage<?>> stream = events.readEvents(null, false)) {
-      stream.forEach(
-          message -> {
-            image.apply(message.getPayload());
-            if (image.events % EVENTS_BETWEEN_RENEWALS == 0) {
-              lease.renew();
-            }
-          });
-    }
+    long head = events.head();
+    progress = new Progress(epoch, "READING", 0, head);
+    long[] tenth = {head / 10};
+    // The event table read directly (a plain scan's pace, not Axon's readEvents'); events that
+    // commit while it reads are read if they come after what it has read, as with readEvents.
+    events.fold(
+        GATE_EVENTS,
+        event -> {
+          image.apply(event.payload());
+          if (image.events % EVENTS_BETWEEN_RENEWALS == 0) {
+            lease.renew();
+            progress = new Progress(epoch, "READING", event.globalIndex(), head);
+          }
+          if (tenth[0] > 0 && event.globalIndex() >= tenth[0] && event.globalIndex() < head) {
+            log.info(
+                "Gate rebuild of epoch {}: event store read up to global index {} of {} ({}%)",
+                epoch, event.globalIndex(), head, Math.round(event.globalIndex() * 100.0 / head));
+            tenth[0] = (event.globalIndex() / (head / 10) + 1) * (head / 10);
+          }
+        });
     long folded = System.nanoTime();
+    progress = new Progress(epoch, "WRITING", head, head);
     Map<String, GateImage.Intent> intents = image.intentsToKeep(now, retention);
     ToIntFunction<Partition> servers = servers(redis);
     Map<String, long[]> reservedByBucket = new HashMap<>();

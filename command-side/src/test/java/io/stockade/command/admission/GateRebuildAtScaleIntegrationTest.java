@@ -38,6 +38,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.http.HttpMethod;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.test.util.ReflectionTestUtils;
+import tools.jackson.databind.JsonNode;
 
 /**
  * The gate rebuilt from a record of 212,500 events on one Redis (see {@link LargeRecord}), by two
@@ -124,6 +125,16 @@ class GateRebuildAtScaleIntegrationTest {
     assertThat(rebuild.owners).as("one owner throughout").hasSize(1);
     assertThat(epoch()).as("rebuilt once").isEqualTo(rebuild.epochBefore + 1);
     record.assertGate(gateRedis, layout);
+    assertThat(rebuild.progress)
+        .as("the rebuilding instance's health tells how far it is")
+        .extracting(Seen::phase)
+        .contains("READING", "WRITING");
+    assertThat(rebuild.progress).allSatisfy(seen -> assertThat(seen.percent()).isBetween(0, 100));
+    assertThat(
+            rebuild.progress.stream()
+                .filter(seen -> seen.phase().equals("WRITING"))
+                .allMatch(seen -> seen.percent() == 100))
+        .isTrue();
 
     ApiClient http = http(1);
     String sku = record.skus.get(0);
@@ -162,7 +173,11 @@ class GateRebuildAtScaleIntegrationTest {
     record.assertGate(gateRedis, layout);
   }
 
-  private record Rebuild(long epochBefore, Set<String> owners, Duration took) {}
+  /** The rebuild's progress as the rebuilding instance's health showed it: phase and percent. */
+  private record Seen(String phase, int percent) {}
+
+  private record Rebuild(
+      long epochBefore, Set<String> owners, Duration took, List<Seen> progress) {}
 
   /**
    * Flushes Redis, lets the first instance begin the rebuild, then has the second one try to open
@@ -194,18 +209,31 @@ class GateRebuildAtScaleIntegrationTest {
             (String)
                 ReflectionTestUtils.getField(instances.get(0).getBean(GateKeeper.class), "me"));
     ready(1);
+    List<Seen> progress = new ArrayList<>();
     await()
         .atMost(Duration.ofSeconds(120))
         .pollInterval(Duration.ofMillis(100))
         .until(
             () -> {
               owners.add(owner());
+              JsonNode rebuild =
+                  http(0)
+                      .get("/actuator/health/readiness")
+                      .getBody()
+                      .path("components")
+                      .path("gate")
+                      .path("details")
+                      .path("rebuild");
+              if (!rebuild.isMissingNode()) {
+                progress.add(
+                    new Seen(rebuild.path("phase").asString(), rebuild.path("percent").asInt()));
+              }
               return "OPEN".equals(state());
             });
     Duration took = Duration.ofNanos(System.nanoTime() - started);
     System.out.printf("Gate rebuilt in %d ms%n", took.toMillis());
     await().atMost(Duration.ofSeconds(30)).until(() -> ready(0) && ready(1));
-    return new Rebuild(epochBefore, owners, took);
+    return new Rebuild(epochBefore, owners, took, progress);
   }
 
   /** Whether the instance that holds the gate follower's segment has reached the store's head. */

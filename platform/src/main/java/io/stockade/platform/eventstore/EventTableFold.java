@@ -7,10 +7,15 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.sql.PreparedStatement;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.NavigableSet;
 import java.util.TreeSet;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import javax.sql.DataSource;
 import org.axonframework.eventhandling.GapAwareTrackingToken;
@@ -80,41 +85,115 @@ public final class EventTableFold {
 
   /**
    * Hands {@code sink} every event of the store whose payload type is one of {@code types} (by
-   * class name), oldest first, and answers the position reached: null for an empty store.
+   * class name), oldest first, on the calling thread, and answers the position reached: null for an
+   * empty store. While the caller decodes and folds one page, another thread reads the next.
    */
   public GapAwareTrackingToken fold(Map<String, Class<?>> types, Consumer<StoredEvent> sink) {
-    long[] last = {LOWEST_GLOBAL_INDEX - 1};
+    BlockingQueue<Page> pages = new ArrayBlockingQueue<>(2);
+    AtomicBoolean stopped = new AtomicBoolean();
+    Thread reader = new Thread(() -> read(types, pages, stopped), "event-table-fold");
+    reader.setDaemon(true);
+    reader.start();
+    long last = LOWEST_GLOBAL_INDEX - 1;
     NavigableSet<Long> gaps = new TreeSet<>();
-    int[] rows = new int[1];
-    do {
-      rows[0] = 0;
-      jdbc.query(
-          connection -> {
-            PreparedStatement statement = connection.prepareStatement(PAGE);
-            statement.setLong(1, last[0]);
-            statement.setInt(2, pageSize);
-            return statement;
-          },
-          rs -> {
-            long index = rs.getLong(1);
-            passed(gaps, last[0], index);
-            last[0] = index;
-            rows[0]++;
-            Class<?> type = types.get(rs.getString(4));
-            if (type != null) {
-              sink.accept(
-                  new StoredEvent(
-                      index,
+    try {
+      while (true) {
+        Page page = pages.take();
+        if (page.failure() != null) {
+          throw page.failure();
+        }
+        for (Row row : page.rows()) {
+          passed(gaps, last, row.index());
+          last = row.index();
+          if (row.payload() != null) {
+            sink.accept(
+                new StoredEvent(
+                    row.index(),
+                    row.aggregateIdentifier(),
+                    row.sequenceNumber(),
+                    row.timestamp(),
+                    decode(row.payload(), row.type()),
+                    row.eventIdentifier()));
+          }
+        }
+        gaps.headSet(last - MAX_GAP_OFFSET, false).clear();
+        if (page.last()) {
+          break;
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("Interrupted while folding the event store", e);
+    } finally {
+      stopped.set(true);
+      reader.interrupt();
+    }
+    return last < LOWEST_GLOBAL_INDEX ? null : GapAwareTrackingToken.newInstance(last, gaps);
+  }
+
+  /** The highest global index stored now (0 when the store is empty): where a fold will end. */
+  public long head() {
+    Long head = jdbc.queryForObject("select max(global_index) from domain_event_entry", Long.class);
+    return head == null ? 0 : head;
+  }
+
+  /** One row as read; the payload only of the types asked for. */
+  private record Row(
+      long index,
+      String aggregateIdentifier,
+      long sequenceNumber,
+      String timestamp,
+      Class<?> type,
+      byte[] payload,
+      String eventIdentifier) {}
+
+  /** A page of rows in index order; the last one (shorter than a page), or a failure to read. */
+  private record Page(List<Row> rows, boolean last, RuntimeException failure) {}
+
+  /** The reader's loop: pages by primary key, until one comes back short or the fold stops. */
+  private void read(Map<String, Class<?>> types, BlockingQueue<Page> pages, AtomicBoolean stopped) {
+    long after = LOWEST_GLOBAL_INDEX - 1;
+    try {
+      while (!stopped.get()) {
+        long from = after;
+        List<Row> rows = new ArrayList<>(pageSize);
+        jdbc.query(
+            connection -> {
+              PreparedStatement statement = connection.prepareStatement(PAGE);
+              statement.setLong(1, from);
+              statement.setInt(2, pageSize);
+              return statement;
+            },
+            rs -> {
+              Class<?> type = types.get(rs.getString(4));
+              rows.add(
+                  new Row(
+                      rs.getLong(1),
                       rs.getString(2),
                       rs.getLong(3),
                       rs.getString(5),
-                      decode(rs.getBytes(6), type),
-                      rs.getString(7)));
-            }
-          });
-      gaps.headSet(last[0] - MAX_GAP_OFFSET, false).clear();
-    } while (rows[0] == pageSize);
-    return last[0] < LOWEST_GLOBAL_INDEX ? null : GapAwareTrackingToken.newInstance(last[0], gaps);
+                      type,
+                      type == null ? null : rs.getBytes(6),
+                      type == null ? null : rs.getString(7)));
+            });
+        boolean last = rows.size() < pageSize;
+        if (!rows.isEmpty()) {
+          after = rows.get(rows.size() - 1).index();
+        }
+        pages.put(new Page(rows, last, null));
+        if (last) {
+          return;
+        }
+      }
+    } catch (InterruptedException stop) {
+      // The fold ended (or failed) first.
+    } catch (RuntimeException e) {
+      try {
+        pages.put(new Page(List.of(), true, e));
+      } catch (InterruptedException stop) {
+        // The fold ended first.
+      }
+    }
   }
 
   /** The indices skipped between {@code last} and {@code index}, at most the last offset's. */

@@ -102,17 +102,29 @@ class StockAuditController {
   }
 
   private static Instant instant(String at) {
+    Instant instant;
     try {
-      return Instant.parse(at);
+      instant = Instant.parse(at);
     } catch (DateTimeParseException e) {
-      throw new ProblemException(
-          HttpStatus.BAD_REQUEST,
-          "invalid-request",
-          "Invalid request",
+      throw invalidAt(
           "at must be an ISO-8601 instant in UTC, such as 2026-11-30T10:00:00Z",
-          Map.of(
-              "errors",
-              List.of(Map.of("field", "at", "message", "must be an ISO-8601 UTC instant"))));
+          "must be an ISO-8601 UTC instant");
     }
+    if (!StockLevels.holds(instant)) {
+      // Compared with the ledger's times, such an instant matches no entry: all zeros.
+      throw invalidAt(
+          "at must be an instant from the year 1000 to the year 9999 (UTC)",
+          "must be from the year 1000 to the year 9999");
+    }
+    return instant;
+  }
+
+  private static ProblemException invalidAt(String detail, String message) {
+    return new ProblemException(
+        HttpStatus.BAD_REQUEST,
+        "invalid-request",
+        "Invalid request",
+        detail,
+        Map.of("errors", List.of(Map.of("field", "at", "message", message))));
   }
 }

@@ -11,6 +11,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -27,11 +28,13 @@ import org.springframework.stereotype.Repository;
 @Repository
 class StockLevels {
 
-  /** What one event changes of one SKU. */
+  /**
+   * What one event changes of one SKU. The event's global index is not part of it: the ledger reads
+   * it from the event store ({@link #globalIndexes}).
+   */
   record Change(
       String skuId,
       String eventId,
-      long globalIndex,
       Instant occurredAt,
       String eventType,
       String reference,
@@ -46,6 +49,14 @@ class StockLevels {
 
   /** Ledger entries per insert statement of a replay's fold, and SKU rows per batch. */
   private static final int FOLD_ROWS_PER_INSERT = 1000;
+
+  /** Event identifiers per query of their global indexes. */
+  private static final int MAX_IDS_PER_QUERY = 1000;
+
+  /** The years a DATETIME(6) column is documented to hold, on MySQL and MariaDB: 1000 to 9999. */
+  private static final Instant EARLIEST = Instant.parse("1000-01-01T00:00:00Z");
+
+  private static final Instant BEYOND = Instant.parse("+10000-01-01T00:00:00Z");
 
   private static final String COLUMNS = "sku_id, total, reserved, sold, per_user_limit, updated_at";
 
@@ -104,10 +115,11 @@ class StockLevels {
     if (batch.isEmpty()) {
       return;
     }
+    Map<String, Long> globalIndexes = globalIndexes(batch);
     SortedMap<String, Pending> sums = new TreeMap<>();
     for (int from = 0; from < batch.size(); from += MAX_ROWS_PER_INSERT) {
       List<Applied> chunk = batch.subList(from, Math.min(batch.size(), from + MAX_ROWS_PER_INSERT));
-      List<Applied> fresh = ledger(chunk);
+      List<Applied> fresh = ledger(chunk, globalIndexes);
       for (Applied applied : fresh) {
         sums.merge(applied.change().skuId(), Pending.of(applied), Pending::plus);
       }
@@ -193,12 +205,36 @@ class StockLevels {
   private static final String LEDGER_ROW = "(?, ?, ?, ?, ?, ?, ?, ?, ?)";
 
   /**
+   * The global index of each event of a batch, from the event store's table, or -1 for an event it
+   * does not hold. Not the token's position: the token of an event names the highest index the
+   * processor has seen, which for an event committed after later ones (it fills a gap below the
+   * head) is another event's. A plain read, which locks nothing: the events are committed, the
+   * processor has read them.
+   */
+  private Map<String, Long> globalIndexes(List<Applied> batch) {
+    List<String> eventIds =
+        batch.stream().map(applied -> applied.change().eventId()).distinct().toList();
+    Map<String, Long> globalIndexes = new HashMap<>();
+    for (int from = 0; from < eventIds.size(); from += MAX_IDS_PER_QUERY) {
+      named.query(
+          "select event_identifier, global_index from domain_event_entry"
+              + " where event_identifier in (:ids)",
+          Map.of(
+              "ids", eventIds.subList(from, Math.min(eventIds.size(), from + MAX_IDS_PER_QUERY))),
+          (ResultSet rs) -> {
+            globalIndexes.put(rs.getString(1), rs.getLong(2));
+          });
+    }
+    return globalIndexes;
+  }
+
+  /**
    * Inserts the ledger entries of a chunk; returns those that were new. One statement for the
    * chunk; when it fails on an entry that exists, the entries are inserted one at a time.
    */
-  private List<Applied> ledger(List<Applied> chunk) {
+  private List<Applied> ledger(List<Applied> chunk, Map<String, Long> globalIndexes) {
     try {
-      insertLedger(chunk);
+      insertLedger(chunk, globalIndexes);
       return chunk;
     } catch (DuplicateKeyException someAppliedBefore) {
       if (chunk.size() == 1) {
@@ -207,19 +243,19 @@ class StockLevels {
     }
     List<Applied> fresh = new ArrayList<>();
     for (Applied applied : chunk) {
-      fresh.addAll(ledger(List.of(applied)));
+      fresh.addAll(ledger(List.of(applied), globalIndexes));
     }
     return fresh;
   }
 
   /** The ledger entries of a chunk, in one statement. */
-  private void insertLedger(List<Applied> chunk) {
+  private void insertLedger(List<Applied> chunk, Map<String, Long> globalIndexes) {
     List<Object> arguments = new ArrayList<>(chunk.size() * 9);
     for (Applied applied : chunk) {
       Change change = applied.change();
       arguments.add(change.skuId());
       arguments.add(change.eventId());
-      arguments.add(change.globalIndex());
+      arguments.add(globalIndexes.getOrDefault(change.eventId(), -1L));
       arguments.add(utc(change.occurredAt()));
       arguments.add(change.eventType());
       arguments.add(change.reference());
@@ -241,18 +277,22 @@ class StockLevels {
   final class Fold {
 
     private final List<Applied> entries = new ArrayList<>(FOLD_ROWS_PER_INSERT);
+    private final Map<String, Long> globalIndexes = new HashMap<>();
     private final SortedMap<String, Pending> sums = new TreeMap<>();
 
-    /** Applies a change; a second change of the same SKU by the same event counts once. */
-    void apply(Change change) {
-      add(new Applied(change, null, false));
+    /**
+     * Applies a change of the event at this global index; a second change of the same SKU by the
+     * same event counts once.
+     */
+    void apply(Change change, long globalIndex) {
+      add(new Applied(change, null, false), globalIndex);
     }
 
-    void register(Change change, Integer perUserLimit) {
-      add(new Applied(change, perUserLimit, true));
+    void register(Change change, long globalIndex, Integer perUserLimit) {
+      add(new Applied(change, perUserLimit, true), globalIndex);
     }
 
-    private void add(Applied applied) {
+    private void add(Applied applied, long globalIndex) {
       Change change = applied.change();
       // The ledger's key is (SKU, event): the event's lines of a SKU after its first are the
       // entries the change-by-change insert finds existing and skips.
@@ -265,11 +305,11 @@ class StockLevels {
           return;
         }
       }
-      if (entries.size() == FOLD_ROWS_PER_INSERT && !sameEvent(change)) {
-        insertLedger(entries);
-        entries.clear();
+      if (entries.size() >= FOLD_ROWS_PER_INSERT && !sameEvent(change)) {
+        flush();
       }
       entries.add(applied);
+      globalIndexes.put(change.eventId(), globalIndex);
       sums.merge(change.skuId(), Pending.of(applied), Pending::plus);
     }
 
@@ -278,11 +318,16 @@ class StockLevels {
       return entries.get(entries.size() - 1).change().eventId().equals(change.eventId());
     }
 
+    private void flush() {
+      insertLedger(entries, globalIndexes);
+      entries.clear();
+      globalIndexes.clear();
+    }
+
     /** Writes the last entries and every SKU's row. */
     void finish() {
       if (!entries.isEmpty()) {
-        insertLedger(entries);
-        entries.clear();
+        flush();
       }
       List<Object> arguments = new ArrayList<>();
       int rows = 0;
@@ -417,6 +462,15 @@ class StockLevels {
         sold,
         limit,
         instant(rs, 6));
+  }
+
+  /**
+   * Whether the ledger's times can be compared with an instant: outside the years 1000 to 9999 the
+   * database cannot hold it, and a comparison with it matches nothing (year 10000) or is not
+   * guaranteed (before the year 1000).
+   */
+  static boolean holds(Instant instant) {
+    return !instant.isBefore(EARLIEST) && instant.isBefore(BEYOND);
   }
 
   /**

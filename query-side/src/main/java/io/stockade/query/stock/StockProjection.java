@@ -15,7 +15,6 @@ import org.axonframework.config.ProcessingGroup;
 import org.axonframework.eventhandling.EventHandler;
 import org.axonframework.eventhandling.EventMessage;
 import org.axonframework.eventhandling.ResetHandler;
-import org.axonframework.eventhandling.TrackingToken;
 import org.axonframework.queryhandling.QueryHandler;
 import org.springframework.stereotype.Component;
 
@@ -23,7 +22,8 @@ import org.springframework.stereotype.Component;
  * Stock per SKU, from the event stream, in a pooled streaming processor with several segments; its
  * token commits in the same transaction as the rows it changes. Each change is recorded once in the
  * SKU's ledger and added to the SKU's row only then ({@link StockLevels}), so a redelivered event
- * counts once, and events of different aggregates may apply in any order.
+ * counts once, and events of different aggregates may apply in any order. The ledger reads each
+ * event's global index from the event store: the token an event comes with may name a later one.
  */
 @Component
 @ProcessingGroup(StockProjection.PROCESSING_GROUP)
@@ -38,46 +38,40 @@ class StockProjection {
   }
 
   @EventHandler
-  void on(SkuRegistered event, EventMessage<?> message, TrackingToken token) {
+  void on(SkuRegistered event, EventMessage<?> message) {
     StockLevels.Change change =
-        change(message, token, event.skuId(), event.skuId(), event.initialStock(), 0, 0);
+        change(message, event.skuId(), event.skuId(), event.initialStock(), 0, 0);
     stockLevels.register(change, event.perUserLimit());
   }
 
   @EventHandler
-  void on(StockReplenished event, EventMessage<?> message, TrackingToken token) {
+  void on(StockReplenished event, EventMessage<?> message) {
     stockLevels.apply(
-        change(message, token, event.skuId(), event.replenishmentId(), event.quantity(), 0, 0));
+        change(message, event.skuId(), event.replenishmentId(), event.quantity(), 0, 0));
   }
 
   @EventHandler
-  void on(StockReserved event, EventMessage<?> message, TrackingToken token) {
+  void on(StockReserved event, EventMessage<?> message) {
     for (ReservationLine line : event.lines()) {
       stockLevels.apply(
-          change(message, token, line.skuId(), event.reservationId(), 0, line.quantity(), 0));
+          change(message, line.skuId(), event.reservationId(), 0, line.quantity(), 0));
     }
   }
 
   @EventHandler
-  void on(StockConfirmed event, EventMessage<?> message, TrackingToken token) {
+  void on(StockConfirmed event, EventMessage<?> message) {
     for (ReservationLine line : event.lines()) {
       stockLevels.apply(
           change(
-              message,
-              token,
-              line.skuId(),
-              event.reservationId(),
-              0,
-              -line.quantity(),
-              line.quantity()));
+              message, line.skuId(), event.reservationId(), 0, -line.quantity(), line.quantity()));
     }
   }
 
   @EventHandler
-  void on(StockReleased event, EventMessage<?> message, TrackingToken token) {
+  void on(StockReleased event, EventMessage<?> message) {
     for (ReservationLine line : event.lines()) {
       stockLevels.apply(
-          change(message, token, line.skuId(), event.reservationId(), 0, -line.quantity(), 0));
+          change(message, line.skuId(), event.reservationId(), 0, -line.quantity(), 0));
     }
   }
 
@@ -89,7 +83,6 @@ class StockProjection {
 
   private static StockLevels.Change change(
       EventMessage<?> message,
-      TrackingToken token,
       String skuId,
       String reference,
       long total,
@@ -98,7 +91,6 @@ class StockProjection {
     return new StockLevels.Change(
         skuId,
         message.getIdentifier(),
-        token == null ? -1 : token.position().orElse(-1),
         message.getTimestamp(),
         message.getPayloadType().getSimpleName(),
         reference,

@@ -70,6 +70,7 @@ class StockReplayFold implements ReadModelFold {
       fold.register(
           change(
               event, at, registered.skuId(), registered.skuId(), registered.initialStock(), 0, 0),
+          event.globalIndex(),
           registered.perUserLimit());
     } else if (payload instanceof StockReplenished replenished) {
       fold.apply(
@@ -80,11 +81,13 @@ class StockReplayFold implements ReadModelFold {
               replenished.replenishmentId(),
               replenished.quantity(),
               0,
-              0));
+              0),
+          event.globalIndex());
     } else if (payload instanceof StockReserved reserved) {
       for (ReservationLine line : reserved.lines()) {
         fold.apply(
-            change(event, at, line.skuId(), reserved.reservationId(), 0, line.quantity(), 0));
+            change(event, at, line.skuId(), reserved.reservationId(), 0, line.quantity(), 0),
+            event.globalIndex());
       }
     } else if (payload instanceof StockConfirmed confirmed) {
       for (ReservationLine line : confirmed.lines()) {
@@ -96,12 +99,14 @@ class StockReplayFold implements ReadModelFold {
                 confirmed.reservationId(),
                 0,
                 -line.quantity(),
-                line.quantity()));
+                line.quantity()),
+            event.globalIndex());
       }
     } else if (payload instanceof StockReleased released) {
       for (ReservationLine line : released.lines()) {
         fold.apply(
-            change(event, at, line.skuId(), released.reservationId(), 0, -line.quantity(), 0));
+            change(event, at, line.skuId(), released.reservationId(), 0, -line.quantity(), 0),
+            event.globalIndex());
       }
     } else {
       throw new IllegalArgumentException("Not a stock event: " + payload);
@@ -119,7 +124,6 @@ class StockReplayFold implements ReadModelFold {
     return new StockLevels.Change(
         skuId,
         event.eventIdentifier(),
-        event.globalIndex(),
         at,
         event.payload().getClass().getSimpleName(),
         reference,

@@ -9,7 +9,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArraySet;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -27,7 +26,9 @@ import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
  * Live stock: server-sent {@code stock} events for each subscribed SKU, the current numbers at once
  * and again after every change. Changes are read from the read model (one query per interval for
  * all subscribed SKUs of this instance), so a subscriber sees every change whichever instance's
- * segment applied it.
+ * segment applied it. Each subscriber is sent the numbers a poll reads whenever they differ from
+ * those it was sent last: however a subscription and a poll interleave, the next poll brings it up
+ * to date.
  */
 @Component
 class StockStreams implements DisposableBean {
@@ -37,8 +38,13 @@ class StockStreams implements DisposableBean {
   private final StockLevels stockLevels;
   private final Replays replays;
   private final Duration timeout;
-  private final Map<String, Set<SseEmitter>> subscribers = new ConcurrentHashMap<>();
-  private final Map<String, StockLevel> sent = new ConcurrentHashMap<>();
+
+  /**
+   * The subscribers of each SKU. A SKU's set is created, added to, emptied and removed only inside
+   * {@code compute} on its key, so a subscriber is never added to a set that has just been dropped.
+   */
+  private final Map<String, Set<Subscriber>> subscribers = new ConcurrentHashMap<>();
+
   private final ScheduledExecutorService poller =
       Executors.newSingleThreadScheduledExecutor(
           runnable -> {
@@ -61,36 +67,57 @@ class StockStreams implements DisposableBean {
 
   /** A new subscriber to a SKU, sent its numbers now; empty when the SKU is unknown. */
   Optional<SseEmitter> subscribe(String skuId) {
-    Optional<StockLevel> now = stockLevels.find(skuId);
-    if (now.isEmpty()) {
-      return Optional.empty();
-    }
     SseEmitter emitter = new SseEmitter(timeout.toMillis());
-    Set<SseEmitter> ofSku = subscribers.computeIfAbsent(skuId, id -> new CopyOnWriteArraySet<>());
-    ofSku.add(emitter);
-    Runnable remove = () -> unsubscribe(skuId, emitter);
+    return subscribe(skuId, emitter) ? Optional.of(emitter) : Optional.empty();
+  }
+
+  /**
+   * Streams a SKU's numbers to an emitter: false, and nothing sent, when the SKU is unknown. The
+   * emitter is registered before the numbers are read, so that the poller sends it every change
+   * after that read; a poll that ran meanwhile may have sent it newer numbers than these, which the
+   * next poll puts right.
+   */
+  boolean subscribe(String skuId, SseEmitter emitter) {
+    Subscriber subscriber = new Subscriber(emitter);
+    subscribers.compute(
+        skuId,
+        (id, ofSku) -> {
+          Set<Subscriber> set = ofSku == null ? ConcurrentHashMap.newKeySet() : ofSku;
+          set.add(subscriber);
+          return set;
+        });
+    Optional<StockLevel> now;
+    try {
+      now = stockLevels.find(skuId);
+    } catch (RuntimeException e) {
+      unsubscribe(skuId, subscriber);
+      throw e;
+    }
+    if (now.isEmpty()) {
+      unsubscribe(skuId, subscriber);
+      return false;
+    }
+    Runnable remove = () -> unsubscribe(skuId, subscriber);
     emitter.onCompletion(remove);
     emitter.onTimeout(remove);
     emitter.onError(error -> remove.run());
-    sent.putIfAbsent(skuId, now.get());
-    send(skuId, emitter, now.get());
-    return Optional.of(emitter);
+    if (!subscriber.update(now.get())) {
+      unsubscribe(skuId, subscriber);
+    }
+    return true;
   }
 
-  private void unsubscribe(String skuId, SseEmitter emitter) {
+  private void unsubscribe(String skuId, Subscriber subscriber) {
     subscribers.computeIfPresent(
         skuId,
-        (id, emitters) -> {
-          emitters.remove(emitter);
-          if (emitters.isEmpty()) {
-            sent.remove(id);
-            return null;
-          }
-          return emitters;
+        (id, ofSku) -> {
+          ofSku.remove(subscriber);
+          return ofSku.isEmpty() ? null : ofSku;
         });
   }
 
-  private void poll() {
+  /** One round of the poller: every subscribed SKU's numbers, to the subscribers not sent them. */
+  void poll() {
     try {
       if (subscribers.isEmpty() || replays.running()) {
         // During a replay the rows are half built: streams wait for the rebuilt numbers.
@@ -98,12 +125,10 @@ class StockStreams implements DisposableBean {
       }
       List<StockLevel> levels = stockLevels.findAll(List.copyOf(subscribers.keySet()));
       for (StockLevel level : levels) {
-        StockLevel before = sent.put(level.skuId(), level);
-        if (level.equals(before)) {
-          continue;
-        }
-        for (SseEmitter emitter : subscribers.getOrDefault(level.skuId(), Set.of())) {
-          send(level.skuId(), emitter, level);
+        for (Subscriber subscriber : subscribers.getOrDefault(level.skuId(), Set.of())) {
+          if (!subscriber.update(level)) {
+            unsubscribe(level.skuId(), subscriber);
+          }
         }
       }
     } catch (RuntimeException e) {
@@ -111,11 +136,32 @@ class StockStreams implements DisposableBean {
     }
   }
 
-  private void send(String skuId, SseEmitter emitter, StockLevel level) {
-    try {
-      emitter.send(SseEmitter.event().name("stock").data(level, MediaType.APPLICATION_JSON));
-    } catch (IOException | IllegalStateException gone) {
-      unsubscribe(skuId, emitter);
+  /** An open stream and the numbers it was sent last. */
+  private static final class Subscriber {
+
+    private final SseEmitter emitter;
+    private StockLevel sent;
+
+    Subscriber(SseEmitter emitter) {
+      this.emitter = emitter;
+    }
+
+    /** Sends numbers unless they are those it was sent last. False when the client is gone. */
+    synchronized boolean update(StockLevel level) {
+      if (level.equals(sent)) {
+        return true;
+      }
+      try {
+        emitter.send(SseEmitter.event().name("stock").data(level, MediaType.APPLICATION_JSON));
+      } catch (IOException | IllegalStateException gone) {
+        return false;
+      }
+      sent = level;
+      return true;
+    }
+
+    void complete() {
+      emitter.complete();
     }
   }
 
@@ -123,7 +169,7 @@ class StockStreams implements DisposableBean {
   @EventListener(ContextClosedEvent.class)
   void closing() {
     poller.shutdownNow();
-    subscribers.values().forEach(emitters -> emitters.forEach(SseEmitter::complete));
+    subscribers.values().forEach(ofSku -> ofSku.forEach(Subscriber::complete));
   }
 
   @Override

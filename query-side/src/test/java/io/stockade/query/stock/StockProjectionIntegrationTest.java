@@ -4,10 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.is;
 
+import io.stockade.api.reservation.ReservationEvent;
 import io.stockade.api.reservation.ReservationLine;
 import io.stockade.api.reservation.StockConfirmed;
 import io.stockade.api.reservation.StockReleased;
 import io.stockade.api.reservation.StockReserved;
+import io.stockade.api.sku.SkuEvent;
 import io.stockade.api.sku.SkuRegistered;
 import io.stockade.api.sku.StockReplenished;
 import io.stockade.platform.testing.ApiClient;
@@ -20,9 +22,13 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -36,8 +42,10 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.support.TransactionTemplate;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The query side against a real database: events appended to the shared event table (as the command
@@ -51,6 +59,7 @@ class StockProjectionIntegrationTest {
   @Autowired private TransactionTemplate transaction;
   @Autowired private StockProjection projection;
   @Autowired private StockMetrics stockMetrics;
+  @Autowired private JdbcTemplate jdbc;
 
   private ApiClient http;
   private String run;
@@ -199,8 +208,8 @@ class StockProjectionIntegrationTest {
         .until(() -> get("/api/stock/" + sku).getStatusCode().value() == 200);
 
     // The same event handled twice, as after a crash between handling and storing the token.
-    transaction.executeWithoutResult(status -> projection.on(reserved, message, null));
-    transaction.executeWithoutResult(status -> projection.on(reserved, message, null));
+    transaction.executeWithoutResult(status -> projection.on(reserved, message));
+    transaction.executeWithoutResult(status -> projection.on(reserved, message));
 
     JsonNode stock = get("/api/stock/" + sku).getBody();
     assertThat(stock.get("reserved").asLong()).isEqualTo(2);
@@ -223,7 +232,7 @@ class StockProjectionIntegrationTest {
         new GenericDomainEventMessage<>("Reservation", "P-" + run, 0, first);
     GenericDomainEventMessage<StockReserved> secondMessage =
         new GenericDomainEventMessage<>("Reservation", "Q-" + run, 0, second);
-    transaction.executeWithoutResult(status -> projection.on(first, firstMessage, null));
+    transaction.executeWithoutResult(status -> projection.on(first, firstMessage));
 
     // One batch, as a processor runs it: the first event again, then a new one. The batch's
     // ledger rows are written in one statement, which the redelivered row makes fail; the rows
@@ -233,8 +242,8 @@ class StockProjectionIntegrationTest {
             DefaultUnitOfWork.startAndGet(firstMessage)
                 .execute(
                     () -> {
-                      projection.on(first, firstMessage, null);
-                      projection.on(second, secondMessage, null);
+                      projection.on(first, firstMessage);
+                      projection.on(second, secondMessage);
                     }));
 
     JsonNode stock = get("/api/stock/" + sku).getBody();
@@ -297,6 +306,97 @@ class StockProjectionIntegrationTest {
     assertThat(bad.getStatusCode().value()).isEqualTo(400);
     assertThat(bad.getBody().get("type").asString()).endsWith("/invalid-request");
     assertThat(get("/api/audit/skus/" + sku + "?size=0").getStatusCode().value()).isEqualTo(400);
+  }
+
+  @Test
+  void anEventCommittedAfterLaterOnesIsInTheLedgerAtItsOwnPosition() throws Exception {
+    String sku = "late-" + run;
+    append(sku, new SkuRegistered(sku, 10, null));
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(() -> audit(sku, null).path("totalEntries").asLong(), is(1L));
+    Instant now = Instant.now();
+    String late = "L-" + run;
+    String later = "M-" + run;
+    CountDownLatch appended = new CountDownLatch(1);
+    CountDownLatch commit = new CountDownLatch(1);
+    // The late event takes its global index now and commits only after the later one: the
+    // processor sees a gap at its index and, when it commits, fills the gap below the head.
+    CompletableFuture<Void> lateCommit =
+        CompletableFuture.runAsync(
+            () ->
+                transaction.executeWithoutResult(
+                    status -> {
+                      append(
+                          late,
+                          new StockReserved(
+                              late, "u-1", List.of(new ReservationLine(sku, 2)), now, now, 1, 1));
+                      appended.countDown();
+                      try {
+                        commit.await();
+                      } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        throw new IllegalStateException(e);
+                      }
+                    }));
+    try {
+      assertThat(appended.await(60, TimeUnit.SECONDS)).isTrue();
+      append(
+          later,
+          new StockReserved(later, "u-2", List.of(new ReservationLine(sku, 3)), now, now, 2, 1));
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(() -> audit(sku, null).path("totalEntries").asLong(), is(2L));
+    } finally {
+      commit.countDown();
+    }
+    lateCommit.get(60, TimeUnit.SECONDS);
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(() -> audit(sku, null).path("totalEntries").asLong(), is(3L));
+
+    long lateIndex = storedIndex(ReservationEvent.streamId(late));
+    long laterIndex = storedIndex(ReservationEvent.streamId(later));
+    assertThat(lateIndex).isLessThan(laterIndex);
+    Map<String, Long> ledger = new HashMap<>();
+    audit(sku, null)
+        .get("ledger")
+        .forEach(
+            entry ->
+                ledger.put(entry.get("reference").asString(), entry.get("globalIndex").asLong()));
+    assertThat(ledger)
+        .containsEntry(late, lateIndex)
+        .containsEntry(later, laterIndex)
+        .containsEntry(sku, storedIndex(SkuEvent.streamId(sku)));
+  }
+
+  private long storedIndex(String stream) {
+    return jdbc.queryForObject(
+        "select global_index from domain_event_entry where aggregate_identifier = ?",
+        Long.class,
+        stream);
+  }
+
+  @Test
+  void anInstantTheLedgerCannotHoldIsAnInvalidRequestNotZeros() throws Exception {
+    String sku = "far-" + run;
+    append(sku, new SkuRegistered(sku, 10, null));
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(() -> audit(sku, null).path("totalEntries").asLong(), is(1L));
+
+    // DATETIME(6) holds the years 1000 to 9999; beyond them a comparison matches no entry at all.
+    for (String at :
+        List.of("%2B10000-01-01T00:00:00Z", "0999-12-31T23:59:59Z", "-0001-01-01T00:00:00Z")) {
+      HttpResponse<String> answer = rawGet("/api/audit/skus/" + sku + "?at=" + at);
+      assertThat(answer.statusCode()).as(at).isEqualTo(400);
+      JsonNode problem = JsonMapper.shared().readTree(answer.body());
+      assertThat(problem.get("type").asString()).endsWith("/invalid-request");
+      assertThat(problem.get("errors").findValuesAsString("field")).containsExactly("at");
+    }
+    assertThat(numbers(audit(sku, "9999-12-31T23:59:59.999999Z")))
+        .containsExactly(10L, 10L, 0L, 0L);
+    assertThat(numbers(audit(sku, "1000-01-01T00:00:00Z"))).containsExactly(0L, 0L, 0L, 0L);
   }
 
   @Test
@@ -364,6 +464,16 @@ class StockProjectionIntegrationTest {
 
   private void append(String aggregateId, long sequence, Object payload) {
     Events.append(eventStore, transaction, aggregateId, sequence, payload);
+  }
+
+  /** A GET of this exact path and query, with nothing encoded again. */
+  private HttpResponse<String> rawGet(String pathAndQuery) throws Exception {
+    return HttpClient.newHttpClient()
+        .send(
+            HttpRequest.newBuilder(URI.create("http://localhost:" + port + pathAndQuery))
+                .header("Authorization", "Bearer " + TestTokens.ALL_ROLES)
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
   }
 
   private ResponseEntity<JsonNode> get(String path) {

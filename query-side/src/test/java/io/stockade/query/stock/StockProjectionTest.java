@@ -21,7 +21,6 @@ import java.util.Map;
 import java.util.UUID;
 import org.axonframework.eventhandling.EventMessage;
 import org.axonframework.eventhandling.GenericDomainEventMessage;
-import org.axonframework.eventhandling.GlobalSequenceTrackingToken;
 import org.junit.jupiter.api.Test;
 import org.mockito.ArgumentCaptor;
 
@@ -40,13 +39,12 @@ class StockProjectionTest {
   void aRegistrationAddsItsInitialStockAndLimit() {
     SkuRegistered event = new SkuRegistered("sku-1", 500, 2);
 
-    projection.on(event, message("sku-1", event), new GlobalSequenceTrackingToken(7));
+    projection.on(event, message("sku-1", event));
 
     ArgumentCaptor<StockLevels.Change> change = ArgumentCaptor.forClass(StockLevels.Change.class);
     verify(levels).register(change.capture(), eq(2));
     assertThat(change.getValue())
         .returns("sku-1", StockLevels.Change::skuId)
-        .returns(7L, StockLevels.Change::globalIndex)
         .returns(AT, StockLevels.Change::occurredAt)
         .returns("SkuRegistered", StockLevels.Change::eventType)
         .returns("sku-1", StockLevels.Change::reference)
@@ -60,7 +58,7 @@ class StockProjectionTest {
   void aReplenishmentAddsToTheTotalUnderItsOwnId() {
     StockReplenished event = new StockReplenished("sku-1", "R-9", 40);
 
-    projection.on(event, message("sku-1", event), new GlobalSequenceTrackingToken(8));
+    projection.on(event, message("sku-1", event));
 
     assertThat(single())
         .returns("R-9", StockLevels.Change::reference)
@@ -82,7 +80,7 @@ class StockProjectionTest {
             1);
     EventMessage<?> message = message("O-1", event);
 
-    projection.on(event, message, new GlobalSequenceTrackingToken(9));
+    projection.on(event, message);
 
     List<StockLevels.Change> changes = all(2);
     assertThat(changes)
@@ -103,7 +101,7 @@ class StockProjectionTest {
     StockConfirmed event =
         new StockConfirmed("O-1", "u-1", List.of(new ReservationLine("a", 3)), AT);
 
-    projection.on(event, message("O-1", event), new GlobalSequenceTrackingToken(10));
+    projection.on(event, message("O-1", event));
 
     assertThat(single())
         .returns(-3L, StockLevels.Change::reserved)
@@ -117,21 +115,12 @@ class StockProjectionTest {
     StockReleased event =
         new StockReleased("O-1", "u-1", List.of(new ReservationLine("a", 3)), "EXPIRED", AT);
 
-    projection.on(event, message("O-1", event), new GlobalSequenceTrackingToken(11));
+    projection.on(event, message("O-1", event));
 
     assertThat(single())
         .returns(-3L, StockLevels.Change::reserved)
         .returns(0L, StockLevels.Change::sold)
         .returns(0L, StockLevels.Change::total);
-  }
-
-  @Test
-  void anEventHandledOutsideAStreamHasNoGlobalIndex() {
-    StockReplenished event = new StockReplenished("sku-1", "R-1", 1);
-
-    projection.on(event, message("sku-1", event), null);
-
-    assertThat(single().globalIndex()).isEqualTo(-1);
   }
 
   @Test
