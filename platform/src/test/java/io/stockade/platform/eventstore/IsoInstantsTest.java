@@ -30,6 +30,7 @@ class IsoInstantsTest {
           "0001-01-01T00:00:00Z",
           "9999-12-31T23:59:59Z",
           "2026-11-30T24:00:00Z",
+          "2026-11-30T10:00:00.Z",
           "2016-12-31T23:59:60Z",
           "2026-11-30T10:00:00+01:00",
           "2026-11-30T10:00Z");
@@ -41,7 +42,9 @@ class IsoInstantsTest {
       try {
         expected = DateTimeUtils.parseInstant(text);
       } catch (DateTimeParseException unreadable) {
-        assertThatThrownBy(() -> IsoInstants.parse(text)).as(text).isInstanceOf(unreadable.getClass());
+        assertThatThrownBy(() -> IsoInstants.parse(text))
+            .as(text)
+            .isInstanceOf(unreadable.getClass());
         continue;
       }
       assertThat(IsoInstants.parse(text)).as(text).isEqualTo(expected);
@@ -51,7 +54,7 @@ class IsoInstantsTest {
   @Test
   void refusesWhatAxonRefuses() {
     for (String text :
-        List.of("2026-02-30T10:00:00Z", "2026-13-01T10:00:00Z", "2026-11-30T10:00:00.Z", "x")) {
+        List.of("2026-02-30T10:00:00Z", "2026-13-01T10:00:00Z", "2026-11-30T10:0:00Z", "x")) {
       assertThatThrownBy(() -> IsoInstants.parse(text))
           .as(text)
           .isInstanceOf(DateTimeParseException.class);
