@@ -24,13 +24,14 @@ import org.springframework.transaction.support.TransactionTemplate;
  * holding claims delays the reset by the token store's claim timeout at most.
  *
  * <p>A replay ends DONE with whole models, or FAILED with the models it started from. The reset is
- * one database transaction: every processor's tokens, every reset handler's deletes, and the
- * replay's move from REQUESTED to RUNNING ({@link ReplayRecords#running}) commit together or not at
- * all, and a reset that finds the replay no longer REQUESTED rolls back. FAILED is recorded only
- * from REQUESTED, by a conditional UPDATE of the same row, which waits for a reset that has moved
- * it to RUNNING to commit or roll back: so a replay whose reset committed is RUNNING and can only
- * end DONE, and a FAILED one never had its reset committed. That holds whatever the clocks, leases
- * and pauses do; the lease only decides who tries. An owner beats on another thread while it resets
+ * one database transaction: every processor's tokens, every reset handler's deletes, the bulk fold
+ * of the event table into the models and its end token for their segments, and the replay's move
+ * from REQUESTED to RUNNING ({@link ReplayRecords#running}) commit together or not at all, and a
+ * reset that finds the replay no longer REQUESTED rolls back. FAILED is recorded only from
+ * REQUESTED, by a conditional UPDATE of the same row, which waits for a reset that has moved it to
+ * RUNNING to commit or roll back: so a replay whose reset committed is RUNNING and can only end
+ * DONE, and a FAILED one never had its reset committed. That holds whatever the clocks, leases and
+ * pauses do; the lease only decides who tries. An owner beats on another thread while it resets
  * (which at a million rows takes tens of seconds), so that a live owner is not taken over and the
  * others do not fail the replay on their own deadline while its reset is under way.
  */

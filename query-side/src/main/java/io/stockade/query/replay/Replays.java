@@ -15,8 +15,10 @@ import org.springframework.stereotype.Component;
  * database. A replay is a row of {@code read_model_replay} that each instance follows ({@link
  * ReplayFollower}): REQUESTED, every instance shuts its projections' processors down; the instance
  * that owns the replay resets the tokens (each projection's {@code @ResetHandler} empties its
- * tables) once no other instance claims a segment, and the replay is RUNNING; every instance starts
- * its processors again, and they replay the stream from the first event. It is DONE once every
+ * tables) once no other instance claims a segment, folds the event table into the models that have
+ * a {@link ReadModelFold} and gives their segments the fold's end ({@link ReplayFold}), all in one
+ * transaction, and the replay is RUNNING; every instance starts its processors again, and they go
+ * on from there (a processor without a fold replays from the first event). It is DONE once every
  * segment of every projection, read from the shared token store, has reached the head of the event
  * store when the replay was requested. While a replay is REQUESTED or RUNNING, the read model's
  * endpoints answer 503 on every instance.
