@@ -5,6 +5,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.event.ContextClosedEvent;
@@ -23,13 +24,14 @@ import org.springframework.transaction.support.TransactionTemplate;
  * holding claims delays the reset by the token store's claim timeout at most.
  *
  * <p>A replay ends DONE with whole models, or FAILED with the models it started from. The reset is
- * one database transaction: every processor's tokens, every reset handler's deletes, and the
- * replay's move from REQUESTED to RUNNING ({@link ReplayRecords#running}) commit together or not at
- * all, and a reset that finds the replay no longer REQUESTED rolls back. FAILED is recorded only
- * from REQUESTED, by a conditional UPDATE of the same row, which waits for a reset that has moved
- * it to RUNNING to commit or roll back: so a replay whose reset committed is RUNNING and can only
- * end DONE, and a FAILED one never had its reset committed. That holds whatever the clocks, leases
- * and pauses do; the lease only decides who tries. An owner beats on another thread while it resets
+ * one database transaction: every processor's tokens, every reset handler's deletes, the bulk fold
+ * of the event table into the models and its end token for their segments, and the replay's move
+ * from REQUESTED to RUNNING ({@link ReplayRecords#running}) commit together or not at all, and a
+ * reset that finds the replay no longer REQUESTED rolls back. FAILED is recorded only from
+ * REQUESTED, by a conditional UPDATE of the same row, which waits for a reset that has moved it to
+ * RUNNING to commit or roll back: so a replay whose reset committed is RUNNING and can only end
+ * DONE, and a FAILED one never had its reset committed. That holds whatever the clocks, leases and
+ * pauses do; the lease only decides who tries. An owner beats on another thread while it resets
  * (which at a million rows takes tens of seconds), so that a live owner is not taken over and the
  * others do not fail the replay on their own deadline while its reset is under way.
  */
@@ -42,6 +44,7 @@ class ReplayFollower {
   private final ReplayRecords records;
   private final TokenEntries tokens;
   private final ProjectionProcessors processors;
+  private final ReplayFold fold;
   private final QueryNode node;
   private final ReplaySettings settings;
   private final TransactionTemplate transaction;
@@ -53,6 +56,7 @@ class ReplayFollower {
       ReplayRecords records,
       TokenEntries tokens,
       ProjectionProcessors processors,
+      ReplayFold fold,
       QueryNode node,
       ReplaySettings settings,
       PlatformTransactionManager transactions) {
@@ -60,6 +64,7 @@ class ReplayFollower {
     this.records = records;
     this.tokens = tokens;
     this.processors = processors;
+    this.fold = fold;
     this.node = node;
     this.settings = settings;
     this.transaction = new TransactionTemplate(transactions);
@@ -109,7 +114,7 @@ class ReplayFollower {
     List<String> claimed = tokens.claimedByOthers(processors.names(), node.name());
     if (claimed.isEmpty()) {
       try {
-        if (resetAndRun(replay.id())) {
+        if (resetAndRun(replay)) {
           log.info("Replay {}: tokens reset, rebuilding", replay.id());
         }
         return;
@@ -132,20 +137,25 @@ class ReplayFollower {
   }
 
   /**
-   * Resets the tokens and records the replay RUNNING, in one transaction, beating every quarter of
-   * the lease meanwhile (from another thread, so outside the transaction).
+   * Resets the tokens, folds the event table into the models that have a fold ({@link ReplayFold}),
+   * and records the replay RUNNING, in one transaction, beating every quarter of the lease
+   * meanwhile with the fold's progress (from another thread, so outside the transaction).
    *
    * @return false, nothing changed, when the replay was no longer REQUESTED
    */
-  private boolean resetAndRun(String replayId) {
+  private boolean resetAndRun(ReplayRecords.Row replay) {
+    String replayId = replay.id();
+    AtomicLong folded = new AtomicLong();
+    beat(replayId, folded);
     long beat = Math.max(1, settings.lease().toMillis() / 4);
     ScheduledFuture<?> beating =
-        heart.scheduleAtFixedRate(() -> beat(replayId), beat, beat, TimeUnit.MILLISECONDS);
+        heart.scheduleAtFixedRate(() -> beat(replayId, folded), beat, beat, TimeUnit.MILLISECONDS);
     try {
       return Boolean.TRUE.equals(
           transaction.execute(
               status -> {
                 processors.resetTokens();
+                fold.fold(replayId, processors.names(), replay.head(), folded::set);
                 if (records.running(replayId)) {
                   return true;
                 }
@@ -158,9 +168,9 @@ class ReplayFollower {
     }
   }
 
-  private void beat(String replayId) {
+  private void beat(String replayId, AtomicLong folded) {
     try {
-      records.heartbeat(replayId, node.name(), settings.lease());
+      records.heartbeat(replayId, node.name(), settings.lease(), folded.get());
     } catch (RuntimeException e) {
       log.warn("Replay {}: no heartbeat this time", replayId, e);
     }

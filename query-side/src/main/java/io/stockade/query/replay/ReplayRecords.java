@@ -29,6 +29,7 @@ class ReplayRecords {
       Instant finishedAt,
       String failure,
       String owner,
+      long folded,
       boolean leaseExpired,
       boolean resetOverdue,
       Duration age) {
@@ -39,7 +40,7 @@ class ReplayRecords {
   }
 
   private static final String COLUMNS =
-      "id, status, head, requested_at, started_at, finished_at, failure, owner,"
+      "id, status, head, requested_at, started_at, finished_at, failure, owner, folded,"
           + " lease_until < utc_timestamp(6) as lease_expired,"
           + " reset_deadline < utc_timestamp(6) as reset_overdue,"
           + " timestampdiff(microsecond, requested_at, utc_timestamp(6)) as age_micros";
@@ -119,6 +120,20 @@ class ReplayRecords {
   }
 
   /**
+   * The heartbeat of an owner folding the event table, with the global index its fold has reached
+   * (the fold's transaction has not committed: this is the only progress the others can see).
+   */
+  void heartbeat(String id, String owner, Duration lease, long folded) {
+    jdbc.update(
+        "update read_model_replay set lease_until = timestampadd(microsecond, ?, utc_timestamp(6)),"
+            + " folded = ? where id = ? and owner = ? and in_progress = 1",
+        micros(lease),
+        folded,
+        id,
+        owner);
+  }
+
+  /**
    * Takes over a REQUESTED replay whose owner stopped beating, with a fresh reset deadline.
    *
    * @return whether {@code owner} now owns it
@@ -179,6 +194,7 @@ class ReplayRecords {
         instant(rs, "finished_at"),
         rs.getString("failure"),
         rs.getString("owner"),
+        rs.getLong("folded"),
         rs.getBoolean("lease_expired"),
         rs.getBoolean("reset_overdue"),
         Duration.ofNanos(rs.getLong("age_micros") * 1000));

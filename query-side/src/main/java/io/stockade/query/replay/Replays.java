@@ -15,8 +15,10 @@ import org.springframework.stereotype.Component;
  * database. A replay is a row of {@code read_model_replay} that each instance follows ({@link
  * ReplayFollower}): REQUESTED, every instance shuts its projections' processors down; the instance
  * that owns the replay resets the tokens (each projection's {@code @ResetHandler} empties its
- * tables) once no other instance claims a segment, and the replay is RUNNING; every instance starts
- * its processors again, and they replay the stream from the first event. It is DONE once every
+ * tables) once no other instance claims a segment, folds the event table into the models that have
+ * a {@link ReadModelFold} and gives their segments the fold's end ({@link ReplayFold}), all in one
+ * transaction, and the replay is RUNNING; every instance starts its processors again, and they go
+ * on from there (a processor without a fold replays from the first event). It is DONE once every
  * segment of every projection, read from the shared token store, has reached the head of the event
  * store when the replay was requested. While a replay is REQUESTED or RUNNING, the read model's
  * endpoints answer 503 on every instance.
@@ -122,7 +124,8 @@ public class Replays {
       refresh();
     }
     return switch (replay.status()) {
-      case "REQUESTED" -> view(replay, "RUNNING", 0, null);
+      // Its reset and fold not committed yet: as far as the owner's fold has gone.
+      case "REQUESTED" -> view(replay, "RUNNING", Math.min(replay.folded(), replay.head()), null);
       case "RUNNING" -> progress(replay);
       case "DONE" -> view(replay, "DONE", replay.head(), replay.finishedAt());
       default -> view(replay, replay.status(), 0, replay.finishedAt());

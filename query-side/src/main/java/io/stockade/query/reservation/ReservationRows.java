@@ -3,6 +3,7 @@ package io.stockade.query.reservation;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import io.stockade.api.reservation.ReservationLine;
 import io.stockade.api.reservation.ReservationView;
+import io.stockade.query.replay.BulkValues;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
@@ -12,8 +13,12 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.axonframework.messaging.unitofwork.CurrentUnitOfWork;
 import org.axonframework.messaging.unitofwork.UnitOfWork;
 import org.slf4j.Logger;
@@ -77,66 +82,97 @@ class ReservationRows {
       long sequence,
       Instant at) {
     accept(
-        new Creation(
-            new Object[] {
-              reservationId,
-              userId,
-              status.name(),
-              JSON.writeValueAsString(
-                  lines.stream()
-                      .map(line -> new StoredLine(line.skuId(), line.quantity()))
-                      .toList()),
-              utc(createdAt),
-              utc(expiresAt),
-              utc(releasedAt),
-              releaseReason,
-              sequence,
-              utc(at)
-            }));
+        creation(
+            reservationId,
+            userId,
+            status,
+            lines,
+            createdAt,
+            expiresAt,
+            releasedAt,
+            releaseReason,
+            sequence,
+            at));
+  }
+
+  private static Creation creation(
+      String reservationId,
+      String userId,
+      Status status,
+      List<ReservationLine> lines,
+      Instant createdAt,
+      Instant expiresAt,
+      Instant releasedAt,
+      String releaseReason,
+      long sequence,
+      Instant at) {
+    return new Creation(
+        new Object[] {
+          reservationId,
+          userId,
+          status.name(),
+          JSON.writeValueAsString(
+              lines.stream().map(line -> new StoredLine(line.skuId(), line.quantity())).toList()),
+          utc(createdAt),
+          utc(expiresAt),
+          null,
+          utc(releasedAt),
+          releaseReason,
+          sequence,
+          utc(at)
+        });
   }
 
   /** Confirms the row, unless it is missing or has applied this sequence or a later. */
   void confirm(String reservationId, Instant confirmedAt, long sequence, Instant at) {
-    accept(
-        new Update(
-            reservationId,
-            "confirmation",
-            sequence,
-            new Object[] {
-              Status.CONFIRMED.name(),
-              utc(confirmedAt),
-              null,
-              null,
-              sequence,
-              utc(at),
-              reservationId,
-              sequence
-            }));
+    accept(confirmation(reservationId, confirmedAt, sequence, at));
+  }
+
+  private static Update confirmation(
+      String reservationId, Instant confirmedAt, long sequence, Instant at) {
+    return new Update(
+        reservationId,
+        "confirmation",
+        sequence,
+        new Object[] {
+          Status.CONFIRMED.name(),
+          utc(confirmedAt),
+          null,
+          null,
+          sequence,
+          utc(at),
+          reservationId,
+          sequence
+        });
   }
 
   /** Releases the row, unless it is missing or has applied this sequence or a later. */
   void release(String reservationId, Instant releasedAt, String reason, long sequence, Instant at) {
-    accept(
-        new Update(
-            reservationId,
-            "release",
-            sequence,
-            new Object[] {
-              Status.RELEASED.name(),
-              null,
-              utc(releasedAt),
-              reason,
-              sequence,
-              utc(at),
-              reservationId,
-              sequence
-            }));
+    accept(releasing(reservationId, releasedAt, reason, sequence, at));
+  }
+
+  private static Update releasing(
+      String reservationId, Instant releasedAt, String reason, long sequence, Instant at) {
+    return new Update(
+        reservationId,
+        "release",
+        sequence,
+        new Object[] {
+          Status.RELEASED.name(),
+          null,
+          utc(releasedAt),
+          reason,
+          sequence,
+          utc(at),
+          reservationId,
+          sequence
+        });
   }
 
   /** A change waiting for its batch to be written. */
   private sealed interface Change permits Creation, Update {}
 
-  /** The columns of a new row, in the order of {@link #COLUMNS}, confirmed_at left out. */
+  /** The columns of a new row, in the order of {@link #COLUMNS}. */
   private record Creation(Object[] values) implements Change {}
 
   /** The arguments of {@link #UPDATE}. */
@@ -145,12 +181,12 @@ class ReservationRows {
 
   private static final String PENDING = ReservationRows.class.getName() + ".pending";
 
-  /** Rows per insert statement (ten parameters each). */
+  /** Rows per insert statement (eleven parameters each). */
   private static final int MAX_ROWS_PER_INSERT = 500;
 
   private static final String INSERT = "INSERT INTO reservation_view (" + COLUMNS + ") VALUES ";
 
-  private static final String INSERT_ROW = "(?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?)";
+  private static final String INSERT_ROW = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 
   private static final String UPDATE =
       "UPDATE reservation_view SET status = ?, confirmed_at = coalesce(?, confirmed_at),"
@@ -181,6 +217,105 @@ class ReservationRows {
         });
   }
 
+  /** Changes a replay's fold holds before writing them together. */
+  private static final int FOLD_WINDOW = 2000;
+
+  /**
+   * A fold into the emptied table (a replay's, see {@link ReservationReplayFold}): the rows that
+   * {@link #create}, {@link #confirm} and {@link #release} would leave, written in bulk. The rows
+   * created lately are held, and a later event of one of them is applied to it in memory, as its
+   * conditional UPDATE would; events of rows written already wait as updates. Both go out together
+   * ({@link #write}) when {@value #FOLD_WINDOW} are held: memory is bounded by the window.
+   */
+  final class Fold {
+
+    private final Map<String, Creation> created = new LinkedHashMap<>();
+    private final List<Change> updates = new ArrayList<>();
+    private final Set<String> updated = new HashSet<>();
+
+    void create(
+        String reservationId,
+        String userId,
+        Status status,
+        List<ReservationLine> lines,
+        Instant createdAt,
+        Instant expiresAt,
+        Instant releasedAt,
+        String releaseReason,
+        long sequence,
+        Instant at) {
+      if (updated.contains(reservationId)) {
+        // Its updates must reach the table before it does, as they did event by event.
+        flush();
+      }
+      created.putIfAbsent(
+          reservationId,
+          creation(
+              reservationId,
+              userId,
+              status,
+              lines,
+              createdAt,
+              expiresAt,
+              releasedAt,
+              releaseReason,
+              sequence,
+              at));
+      flushWhenFull();
+    }
+
+    void confirm(String reservationId, Instant confirmedAt, long sequence, Instant at) {
+      update(confirmation(reservationId, confirmedAt, sequence, at));
+    }
+
+    void release(
+        String reservationId, Instant releasedAt, String reason, long sequence, Instant at) {
+      update(releasing(reservationId, releasedAt, reason, sequence, at));
+    }
+
+    private void update(Update update) {
+      Creation creation = created.get(update.reservationId());
+      if (creation == null) {
+        updates.add(update);
+        updated.add(update.reservationId());
+        flushWhenFull();
+        return;
+      }
+      Object[] row = creation.values();
+      Object[] set = update.arguments();
+      // UPDATE's SET, under its condition last_sequence < ?.
+      if ((long) row[9] < update.sequence()) {
+        row[2] = set[0];
+        row[6] = set[1] != null ? set[1] : row[6];
+        row[7] = set[2] != null ? set[2] : row[7];
+        row[8] = set[3] != null ? set[3] : row[8];
+        row[9] = set[4];
+        row[10] = set[5];
+      }
+    }
+
+    private void flushWhenFull() {
+      if (created.size() + updates.size() >= FOLD_WINDOW) {
+        flush();
+      }
+    }
+
+    /** Writes what is held. */
+    void flush() {
+      List<Change> batch = new ArrayList<>(created.size() + updates.size());
+      batch.addAll(created.values());
+      batch.addAll(updates);
+      write(batch);
+      created.clear();
+      updates.clear();
+      updated.clear();
+    }
+  }
+
+  Fold fold() {
+    return new Fold();
+  }
+
   /**
    * Writes a batch: the new rows first, in multi-row inserts that skip rows which exist, then the
    * updates, in the order of their events, as one JDBC batch. A reservation's creating event comes
@@ -203,7 +338,7 @@ class ReservationRows {
           INSERT
               + String.join(", ", Collections.nCopies(chunk.size(), INSERT_ROW))
               + " ON DUPLICATE KEY UPDATE reservation_id = reservation_id",
-          chunk.stream().flatMap(Arrays::stream).toArray());
+          BulkValues.of(chunk.stream().flatMap(Arrays::stream).toList()));
     }
     if (updates.isEmpty()) {
       return;

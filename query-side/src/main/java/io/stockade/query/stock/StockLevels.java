@@ -1,6 +1,7 @@
 package io.stockade.query.stock;
 
 import io.stockade.api.stock.StockLevel;
+import io.stockade.query.replay.BulkValues;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
@@ -45,6 +46,9 @@ class StockLevels {
 
   /** Ledger entries per insert statement (nine parameters each). */
   private static final int MAX_ROWS_PER_INSERT = 500;
+
+  /** Ledger entries per insert statement of a replay's fold, and SKU rows per batch. */
+  private static final int FOLD_ROWS_PER_INSERT = 1000;
 
   /** Event identifiers per query of their global indexes. */
   private static final int MAX_IDS_PER_QUERY = 1000;
@@ -229,6 +233,23 @@ class StockLevels {
    * chunk; when it fails on an entry that exists, the entries are inserted one at a time.
    */
   private List<Applied> ledger(List<Applied> chunk, Map<String, Long> globalIndexes) {
+    try {
+      insertLedger(chunk, globalIndexes);
+      return chunk;
+    } catch (DuplicateKeyException someAppliedBefore) {
+      if (chunk.size() == 1) {
+        return List.of();
+      }
+    }
+    List<Applied> fresh = new ArrayList<>();
+    for (Applied applied : chunk) {
+      fresh.addAll(ledger(List.of(applied), globalIndexes));
+    }
+    return fresh;
+  }
+
+  /** The ledger entries of a chunk, in one statement. */
+  private void insertLedger(List<Applied> chunk, Map<String, Long> globalIndexes) {
     List<Object> arguments = new ArrayList<>(chunk.size() * 9);
     for (Applied applied : chunk) {
       Change change = applied.change();
@@ -242,21 +263,107 @@ class StockLevels {
       arguments.add(change.reserved());
       arguments.add(change.sold());
     }
-    try {
-      jdbc.update(
-          LEDGER_INSERT + String.join(", ", Collections.nCopies(chunk.size(), LEDGER_ROW)),
-          arguments.toArray());
-      return chunk;
-    } catch (DuplicateKeyException someAppliedBefore) {
-      if (chunk.size() == 1) {
-        return List.of();
+    jdbc.update(
+        LEDGER_INSERT + String.join(", ", Collections.nCopies(chunk.size(), LEDGER_ROW)),
+        BulkValues.of(arguments));
+  }
+
+  /**
+   * A fold into emptied tables (a replay's, see {@link StockReplayFold}): the same rows as {@link
+   * #apply} and {@link #register} would write change by change, written in bulk. Ledger entries go
+   * out in multi-row inserts as they come, a chunk at a time; the sums are held per SKU and written
+   * by {@link #finish}. Memory: a chunk of entries and one sum per SKU.
+   */
+  final class Fold {
+
+    private final List<Applied> entries = new ArrayList<>(FOLD_ROWS_PER_INSERT);
+    private final Map<String, Long> globalIndexes = new HashMap<>();
+    private final SortedMap<String, Pending> sums = new TreeMap<>();
+
+    /**
+     * Applies a change of the event at this global index; a second change of the same SKU by the
+     * same event counts once.
+     */
+    void apply(Change change, long globalIndex) {
+      add(new Applied(change, null, false), globalIndex);
+    }
+
+    void register(Change change, long globalIndex, Integer perUserLimit) {
+      add(new Applied(change, perUserLimit, true), globalIndex);
+    }
+
+    private void add(Applied applied, long globalIndex) {
+      Change change = applied.change();
+      // The ledger's key is (SKU, event): the event's lines of a SKU after its first are the
+      // entries the change-by-change insert finds existing and skips.
+      for (int i = entries.size() - 1; i >= 0; i--) {
+        Change earlier = entries.get(i).change();
+        if (!earlier.eventId().equals(change.eventId())) {
+          break;
+        }
+        if (earlier.skuId().equals(change.skuId())) {
+          return;
+        }
       }
+      if (entries.size() >= FOLD_ROWS_PER_INSERT && !sameEvent(change)) {
+        flush();
+      }
+      entries.add(applied);
+      globalIndexes.put(change.eventId(), globalIndex);
+      sums.merge(change.skuId(), Pending.of(applied), Pending::plus);
     }
-    List<Applied> fresh = new ArrayList<>();
-    for (Applied applied : chunk) {
-      fresh.addAll(ledger(List.of(applied), globalIndexes));
+
+    /** Whether the chunk's last entry is of the same event (a chunk never splits an event). */
+    private boolean sameEvent(Change change) {
+      return entries.get(entries.size() - 1).change().eventId().equals(change.eventId());
     }
-    return fresh;
+
+    private void flush() {
+      insertLedger(entries, globalIndexes);
+      entries.clear();
+      globalIndexes.clear();
+    }
+
+    /** Writes the last entries and every SKU's row. */
+    void finish() {
+      if (!entries.isEmpty()) {
+        flush();
+      }
+      List<Object> arguments = new ArrayList<>();
+      int rows = 0;
+      for (Map.Entry<String, Pending> entry : sums.entrySet()) {
+        Pending sum = entry.getValue();
+        arguments.add(entry.getKey());
+        arguments.add(sum.total());
+        arguments.add(sum.reserved());
+        arguments.add(sum.sold());
+        arguments.add(sum.perUserLimit());
+        arguments.add(sum.registers() ? utc(sum.registeredAt()) : null);
+        arguments.add(utc(sum.latest()));
+        if (++rows == FOLD_ROWS_PER_INSERT) {
+          insertLevels(rows, arguments);
+          arguments.clear();
+          rows = 0;
+        }
+      }
+      if (rows > 0) {
+        insertLevels(rows, arguments);
+      }
+      sums.clear();
+    }
+
+    /** SKU rows into the emptied table: the rows the upserts of {@link #write} would leave. */
+    private void insertLevels(int rows, List<Object> arguments) {
+      jdbc.update(
+          "insert into stock_level"
+              + " (sku_id, total, reserved, sold, per_user_limit, registered_at, updated_at) values "
+              + String.join(", ", Collections.nCopies(rows, "(?, ?, ?, ?, ?, ?, ?)")),
+          BulkValues.of(arguments));
+    }
+  }
+
+  Fold fold() {
+    return new Fold();
   }
 
   Optional<StockLevel> find(String skuId) {

@@ -1,0 +1,169 @@
+package io.stockade.query.replay;
+
+import io.stockade.platform.eventstore.EventTableFold;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.LongConsumer;
+import org.axonframework.eventhandling.GapAwareTrackingToken;
+import org.axonframework.eventhandling.tokenstore.TokenStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.stereotype.Component;
+
+/**
+ * The bulk part of a replay, in the reset's transaction: one read of the event table ({@link
+ * EventTableFold}) folded into every read model that has a {@link ReadModelFold}, then every
+ * segment of their processors handed the fold's end, a gap-aware token. The processors go on from
+ * there: an event that commits late below the end (a gap the token keeps) is delivered to them
+ * once, and so is every event stored after the fold began. Processors without a fold replay event
+ * by event from the reset tokens, as before.
+ */
+@Component
+class ReplayFold {
+
+  private static final Logger log = LoggerFactory.getLogger(ReplayFold.class);
+
+  /** Events per chunk handed from the reading thread to the writing one. */
+  private static final int CHUNK = 1000;
+
+  /** Chunks read ahead at most. */
+  private static final int QUEUED = 8;
+
+  private final EventTableFold table;
+  private final List<ReadModelFold> folds;
+  private final TokenStore tokenStore;
+
+  ReplayFold(EventTableFold table, List<ReadModelFold> folds, TokenStore tokenStore) {
+    this.table = table;
+    this.folds = List.copyOf(folds);
+    this.tokenStore = tokenStore;
+  }
+
+  /**
+   * Folds the event table into the (just emptied) models of those {@code processors} that have a
+   * fold, and stores the end for each of their segments, releasing the claims the token store took
+   * to store it. Must run in the transaction of the reset.
+   *
+   * @param progress told the global index reached, as the fold goes
+   * @return the processors folded
+   */
+  List<String> fold(String replayId, List<String> processors, long head, LongConsumer progress) {
+    List<ReadModelFold> chosen =
+        folds.stream().filter(fold -> processors.contains(fold.processor())).toList();
+    if (chosen.isEmpty()) {
+      return List.of();
+    }
+    Map<String, Class<?>> types = new HashMap<>();
+    Map<Class<?>, List<ReadModelFold.Writer>> writersByType = new HashMap<>();
+    List<ReadModelFold.Writer> writers = new ArrayList<>();
+    for (ReadModelFold fold : chosen) {
+      ReadModelFold.Writer writer = fold.start();
+      writers.add(writer);
+      fold.eventTypes()
+          .forEach(
+              (name, type) -> {
+                types.put(name, type);
+                writersByType.computeIfAbsent(type, t -> new ArrayList<>()).add(writer);
+              });
+    }
+    long[] nextTenth = {1};
+    GapAwareTrackingToken end =
+        read(
+            types,
+            event -> {
+              for (ReadModelFold.Writer writer : writersByType.get(event.payload().getClass())) {
+                writer.accept(event);
+              }
+              progress.accept(event.globalIndex());
+              while (nextTenth[0] <= 10 && event.globalIndex() * 10 >= nextTenth[0] * head) {
+                log.info(
+                    "Replay {}: folded up to global index {} of {} ({}%)",
+                    replayId, event.globalIndex(), head, nextTenth[0] * 10);
+                nextTenth[0]++;
+              }
+            });
+    writers.forEach(ReadModelFold.Writer::finish);
+    List<String> folded = chosen.stream().map(ReadModelFold::processor).toList();
+    if (end != null) {
+      for (String processor : folded) {
+        for (int segment : tokenStore.fetchSegments(processor)) {
+          tokenStore.storeToken(end, processor, segment);
+          tokenStore.releaseClaim(processor, segment);
+        }
+      }
+      progress.accept(end.getIndex());
+    }
+    log.info("Replay {}: {} folded up to {}", replayId, folded, end);
+    return folded;
+  }
+
+  /**
+   * Reads and decodes the table on a thread of its own (outside the caller's transaction: a read
+   * needs none) while the caller's thread writes, handing it the events a chunk at a time through a
+   * bounded queue: at most {@code QUEUED} chunks of {@code CHUNK} events are held.
+   */
+  private GapAwareTrackingToken read(
+      Map<String, Class<?>> types, Consumer<EventTableFold.StoredEvent> sink) {
+    BlockingQueue<List<EventTableFold.StoredEvent>> chunks = new ArrayBlockingQueue<>(QUEUED);
+    FutureTask<GapAwareTrackingToken> reading =
+        new FutureTask<>(
+            () -> {
+              List<EventTableFold.StoredEvent> chunk = new ArrayList<>(CHUNK);
+              GapAwareTrackingToken end =
+                  table.fold(
+                      types,
+                      event -> {
+                        chunk.add(event);
+                        if (chunk.size() == CHUNK) {
+                          hand(chunks, List.copyOf(chunk));
+                          chunk.clear();
+                        }
+                      });
+              hand(chunks, List.copyOf(chunk));
+              return end;
+            });
+    Thread reader = new Thread(reading, "replay-fold-reader");
+    reader.setDaemon(true);
+    reader.start();
+    try {
+      while (true) {
+        List<EventTableFold.StoredEvent> chunk = chunks.poll(100, TimeUnit.MILLISECONDS);
+        if (chunk != null) {
+          chunk.forEach(sink);
+        } else if (reading.isDone() && chunks.isEmpty()) {
+          // Every chunk was queued before the reading ended.
+          return reading.get();
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("Interrupted while folding the event table", e);
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("Could not read the event table", e.getCause());
+    } finally {
+      reading.cancel(true);
+    }
+  }
+
+  private static void hand(
+      BlockingQueue<List<EventTableFold.StoredEvent>> chunks,
+      List<EventTableFold.StoredEvent> chunk) {
+    if (chunk.isEmpty()) {
+      return;
+    }
+    try {
+      chunks.put(chunk);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("The fold stopped reading", e);
+    }
+  }
+}
