@@ -11,9 +11,6 @@ import io.stockade.query.Events;
 import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import org.axonframework.eventsourcing.eventstore.EventStorageEngine;
 import org.axonframework.eventsourcing.eventstore.EventStore;
 import org.junit.jupiter.api.Test;
@@ -40,24 +37,10 @@ class EventStoreFoldIntegrationTest {
   void anEventThatCommitsLateBelowTheFirstFoldsEndIsFoldedOnceAfterIt() throws Exception {
     String sku = "fold-" + UUID.randomUUID().toString().substring(0, 8);
     Events.append(eventStore, transaction, sku, 0, new SkuRegistered(sku, 10, null));
-    CountDownLatch stored = new CountDownLatch(1);
-    CountDownLatch commit = new CountDownLatch(1);
     // A replenishment whose transaction has taken its global index but not committed yet.
-    CompletableFuture<Void> late =
-        CompletableFuture.runAsync(
-            () ->
-                transaction.executeWithoutResult(
-                    status -> {
-                      Events.append(
-                          eventStore,
-                          transaction,
-                          sku,
-                          1,
-                          new StockReplenished(sku, "late-" + sku, 5));
-                      stored.countDown();
-                      await(commit);
-                    }));
-    assertThat(stored.await(60, TimeUnit.SECONDS)).isTrue();
+    Events.Held late =
+        Events.appendHeld(
+            eventStore, transaction, sku, 1, new StockReplenished(sku, "late-" + sku, 5));
     String reservation = "fold-r-" + UUID.randomUUID().toString().substring(0, 8);
     Instant now = Instant.now();
     Events.append(
@@ -80,19 +63,10 @@ class EventStoreFoldIntegrationTest {
         .as("the replenishment is not committed yet")
         .isEqualTo(new Numbers(10, 8, 2, 0));
 
-    commit.countDown();
-    late.get(60, TimeUnit.SECONDS);
+    late.commit();
     assertThat(fold.catchUp().skus().get(sku))
         .as("committed below the first fold's end")
         .isEqualTo(new Numbers(15, 13, 2, 0));
     assertThat(fold.catchUp().skus().get(sku)).as("once").isEqualTo(new Numbers(15, 13, 2, 0));
-  }
-
-  private static void await(CountDownLatch latch) {
-    try {
-      latch.await(60, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
   }
 }

@@ -14,9 +14,6 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import org.axonframework.eventsourcing.eventstore.EventStore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -48,11 +45,13 @@ class ReplayFoldIntegrationTest {
   @Autowired private TransactionTemplate transaction;
   @Autowired private JdbcTemplate jdbc;
 
-  private final CountDownLatch commit = new CountDownLatch(1);
+  private Events.Held late;
 
   @AfterEach
   void letGo() {
-    commit.countDown();
+    if (late != null) {
+      late.release();
+    }
   }
 
   @Test
@@ -63,23 +62,10 @@ class ReplayFoldIntegrationTest {
     await()
         .atMost(Duration.ofSeconds(60))
         .until(() -> http.get("/api/stock/" + sku).getStatusCode().value() == 200);
-    CountDownLatch stored = new CountDownLatch(1);
     // A replenishment whose transaction has taken its global index and commits after the fold.
-    CompletableFuture<Void> late =
-        CompletableFuture.runAsync(
-            () ->
-                transaction.executeWithoutResult(
-                    status -> {
-                      Events.append(
-                          eventStore,
-                          transaction,
-                          sku,
-                          1,
-                          new StockReplenished(sku, "late-" + sku, 5));
-                      stored.countDown();
-                      waitFor(commit);
-                    }));
-    assertThat(stored.await(60, TimeUnit.SECONDS)).isTrue();
+    late =
+        Events.appendHeld(
+            eventStore, transaction, sku, 1, new StockReplenished(sku, "late-" + sku, 5));
     String reservation = "fold-r-" + UUID.randomUUID().toString().substring(0, 8);
     Instant now = Instant.now();
     Events.append(
@@ -112,8 +98,7 @@ class ReplayFoldIntegrationTest {
         .containsEntry("reserved", 2L);
     assertThat(http.get("/api/reservations/" + reservation).getStatusCode().value()).isEqualTo(200);
 
-    commit.countDown();
-    late.get(60, TimeUnit.SECONDS);
+    late.commit();
     await()
         .atMost(Duration.ofSeconds(60))
         .untilAsserted(() -> assertThat(level(sku)).containsEntry("total", 15L));
@@ -131,13 +116,5 @@ class ReplayFoldIntegrationTest {
 
   private Map<String, Object> level(String sku) {
     return jdbc.queryForMap("select total, reserved, sold from stock_level where sku_id = ?", sku);
-  }
-
-  private static void waitFor(CountDownLatch latch) {
-    try {
-      latch.await(120, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
   }
 }

@@ -27,8 +27,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -318,29 +316,16 @@ class StockProjectionIntegrationTest {
     Instant now = Instant.now();
     String late = "L-" + run;
     String later = "M-" + run;
-    CountDownLatch appended = new CountDownLatch(1);
-    CountDownLatch commit = new CountDownLatch(1);
     // The late event takes its global index now and commits only after the later one: the
     // processor sees a gap at its index and, when it commits, fills the gap below the head.
-    CompletableFuture<Void> lateCommit =
-        CompletableFuture.runAsync(
-            () ->
-                transaction.executeWithoutResult(
-                    status -> {
-                      append(
-                          late,
-                          new StockReserved(
-                              late, "u-1", List.of(new ReservationLine(sku, 2)), now, now, 1, 1));
-                      appended.countDown();
-                      try {
-                        commit.await();
-                      } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                        throw new IllegalStateException(e);
-                      }
-                    }));
+    Events.Held lateCommit =
+        Events.appendHeld(
+            eventStore,
+            transaction,
+            late,
+            0,
+            new StockReserved(late, "u-1", List.of(new ReservationLine(sku, 2)), now, now, 1, 1));
     try {
-      assertThat(appended.await(60, TimeUnit.SECONDS)).isTrue();
       append(
           later,
           new StockReserved(later, "u-2", List.of(new ReservationLine(sku, 3)), now, now, 2, 1));
@@ -348,9 +333,9 @@ class StockProjectionIntegrationTest {
           .atMost(Duration.ofSeconds(60))
           .until(() -> audit(sku, null).path("totalEntries").asLong(), is(2L));
     } finally {
-      commit.countDown();
+      lateCommit.release();
     }
-    lateCommit.get(60, TimeUnit.SECONDS);
+    lateCommit.commit();
     await()
         .atMost(Duration.ofSeconds(60))
         .until(() -> audit(sku, null).path("totalEntries").asLong(), is(3L));
