@@ -1,5 +1,6 @@
 package io.stockade.query.reconciliation;
 
+import io.stockade.api.reservation.ReservationEvent;
 import io.stockade.api.reservation.ReservationLine;
 import io.stockade.api.reservation.StockConfirmed;
 import io.stockade.api.reservation.StockReleased;
@@ -9,7 +10,9 @@ import io.stockade.api.sku.StockReplenished;
 import io.stockade.platform.eventstore.EventTableFold;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.axonframework.eventhandling.GapAwareTrackingToken;
@@ -26,6 +29,9 @@ import org.springframework.transaction.support.TransactionTemplate;
  * checks only the events stored since, through Axon's storage engine, from the gap-aware tracking
  * token the first fold ended at (so an event that commits late at a lower position is still read,
  * once). Kept in memory; a restart folds from the first event again.
+ *
+ * <p>What the later checks read is also remembered as changes, until {@link #takeChanges()}: the
+ * reservations and the SKUs their events name, which the routine checks of the gate read again.
  */
 @Component
 class EventStoreFold {
@@ -53,6 +59,12 @@ class EventStoreFold {
     }
   }
 
+  /**
+   * The reservations whose events were read since the changes were last taken, and the SKUs named
+   * by registrations and replenishments among them.
+   */
+  record Changes(Set<String> reservationIds, Set<String> skuIds) {}
+
   private static final Map<String, Class<?>> STOCK_EVENTS =
       Stream.of(
               SkuRegistered.class,
@@ -70,6 +82,9 @@ class EventStoreFold {
   private final Map<String, long[]> skus = new HashMap<>();
 
   private TrackingToken position;
+
+  private Set<String> changedReservations = new HashSet<>();
+  private Set<String> changedSkus = new HashSet<>();
 
   EventStoreFold(
       EventStorageEngine storage, EventTableFold table, PlatformTransactionManager transactions) {
@@ -96,8 +111,29 @@ class EventStoreFold {
     return new Snapshot(numbers, position);
   }
 
+  /** Every SKU the events folded so far name. */
+  synchronized Set<String> skuIds() {
+    return Set.copyOf(skus.keySet());
+  }
+
+  /** The changes read since the last call (none from the first fold: it reads everything). */
+  synchronized Changes takeChanges() {
+    Changes changes = new Changes(changedReservations, changedSkus);
+    changedReservations = new HashSet<>();
+    changedSkus = new HashSet<>();
+    return changes;
+  }
+
   private void apply(TrackedEventMessage<?> event) {
-    apply(event.getPayload());
+    Object payload = event.getPayload();
+    apply(payload);
+    if (payload instanceof ReservationEvent reservation) {
+      changedReservations.add(reservation.reservationId());
+    } else if (payload instanceof SkuRegistered registered) {
+      changedSkus.add(registered.skuId());
+    } else if (payload instanceof StockReplenished replenished) {
+      changedSkus.add(replenished.skuId());
+    }
     position = event.trackingToken();
   }
 

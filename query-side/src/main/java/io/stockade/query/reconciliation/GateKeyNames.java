@@ -21,7 +21,8 @@ package io.stockade.query.reconciliation;
  *
  * Other keys of a partition ({@code :gate:sequence}, a SKU's {@code :holders} and {@code
  * :replenishments}) are not read. The reconciliation does not know the partitions or their number:
- * it finds them in the keys.
+ * a full check finds them in the keys, and the routine checks after it name the keys of the
+ * partitions it found.
  */
 final class GateKeyNames {
 
@@ -53,6 +54,17 @@ final class GateKeyNames {
   private static final String INTENT = "reservation:";
 
   private GateKeyNames() {}
+
+  /** The name of a partition's key of this kind; {@code id} is the SKU's or reservation's. */
+  static String name(Kind kind, String tag, String id) {
+    String partition = PREFIX + tag + "}:";
+    return switch (kind) {
+      case MARKER -> partition + MARKER;
+      case PENDING -> partition + PENDING;
+      case COUNTERS -> partition + COUNTERS + id;
+      case INTENT -> partition + INTENT + id;
+    };
+  }
 
   /**
    * What the key is, or null when it is none of the keys the reconciliation reads (another key of a

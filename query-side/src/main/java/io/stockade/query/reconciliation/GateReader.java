@@ -64,10 +64,23 @@ class GateReader {
    * (some partition rebuilt) or ABSENT (Redis lost the gate or some partition of it, or it was
    * never built): see {@link #markerState}; the counters are compared whatever it says. {@code
    * skus} sums each SKU's counters over the partitions; {@code pendingAdmissions} counts the
-   * pending entries of every partition.
+   * pending entries of every partition. {@code full}: every intent was read ({@link #read()}), else
+   * only those asked for and the pending ones ({@link #readChanged}). {@code layout}: what the
+   * routine reads after this one need to know, null unless the marker is OPEN.
    */
   record Snapshot(
-      String marker, Map<String, Numbers> skus, List<Intent> intents, int pendingAdmissions) {}
+      String marker,
+      Map<String, Numbers> skus,
+      List<Intent> intents,
+      int pendingAdmissions,
+      boolean full,
+      Layout layout) {}
+
+  /**
+   * The gate's layout as found by a read: the epoch every partition was open in, the partitions'
+   * tags, and per SKU the tags of the partitions that held counters of it.
+   */
+  record Layout(String epoch, List<String> tags, Map<String, Set<String>> counterTags) {}
 
   static final String OPEN = "OPEN";
   static final String REBUILDING = "REBUILDING";
@@ -85,7 +98,11 @@ class GateReader {
     this.redis = redis;
   }
 
-  /** Throws Spring's {@code DataAccessException} when Redis cannot be read. */
+  /**
+   * Reads the whole gate: every key of every partition, found by SCAN (on a Redis Cluster, of every
+   * master). Its cost grows with the intents kept (24 h of them). Throws Spring's {@code
+   * DataAccessException} when Redis cannot be read.
+   */
   Snapshot read() {
     Map<Kind, List<String>> keys = new EnumMap<>(Kind.class);
     for (Kind kind : Kind.values()) {
@@ -99,11 +116,81 @@ class GateReader {
     }
     // In the order the gate's work goes: an admission is listed as pending before its intent and
     // counters are read, so whatever the counters show of it is explained when it is young.
-    String marker = markerState(markers(ofType(keys.get(Kind.MARKER), DataType.HASH)));
+    Map<String, Map<String, String>> markers =
+        markers(ofType(keys.get(Kind.MARKER), DataType.HASH));
+    String marker = markerState(List.copyOf(markers.values()));
     Map<String, Long> pending = pending(ofType(keys.get(Kind.PENDING), DataType.ZSET));
     List<Intent> intents = intents(ofType(keys.get(Kind.INTENT), DataType.HASH), pending);
-    Map<String, Numbers> skus = counters(ofType(keys.get(Kind.COUNTERS), DataType.HASH));
-    return new Snapshot(marker, skus, intents, pending.size());
+    Map<String, Set<String>> counterTags = new HashMap<>();
+    Map<String, Numbers> skus =
+        counters(ofType(keys.get(Kind.COUNTERS), DataType.HASH), counterTags);
+    Layout layout =
+        OPEN.equals(marker)
+            ? new Layout(epoch(markers), List.copyOf(markers.keySet()), counterTags)
+            : null;
+    return new Snapshot(marker, skus, intents, pending.size(), true, layout);
+  }
+
+  /**
+   * Reads what a routine check needs, without a SCAN, in the partitions of {@code layout}: every
+   * partition's marker and pending admissions, the intents of {@code reservationIds} and of the
+   * pending admissions, and the counters of every SKU the layout knows and of {@code skuIds}
+   * (looked for in every partition). Its cost grows with what it is asked for, not with the intents
+   * kept. Null when the partitions are no longer the layout's (a marker missing, not OPEN, or of
+   * another epoch: the gate was lost, rebuilt or laid out anew), and only a full {@link #read()}
+   * can tell what the gate holds. Throws Spring's {@code DataAccessException} when Redis cannot be
+   * read.
+   */
+  Snapshot readChanged(Layout layout, Set<String> reservationIds, Set<String> skuIds) {
+    List<String> tags = layout.tags();
+    Map<String, Map<String, String>> markers =
+        markers(tags.stream().map(tag -> GateKeyNames.name(Kind.MARKER, tag, null)).toList());
+    String marker = markerState(List.copyOf(markers.values()));
+    if (!OPEN.equals(marker)
+        || markers.size() != tags.size()
+        || !layout.epoch().equals(epoch(markers))) {
+      return null;
+    }
+    Map<String, Long> pending =
+        pending(tags.stream().map(tag -> GateKeyNames.name(Kind.PENDING, tag, null)).toList());
+    Set<String> intentKeys = new LinkedHashSet<>();
+    for (String member : pending.keySet()) {
+      GateKey key = GateKeyNames.parse(member);
+      if (key != null && key.kind() == Kind.INTENT) {
+        intentKeys.add(member);
+      }
+    }
+    for (String reservationId : reservationIds) {
+      tags.forEach(tag -> intentKeys.add(GateKeyNames.name(Kind.INTENT, tag, reservationId)));
+    }
+    List<Intent> intents = intents(List.copyOf(intentKeys), pending);
+    // A SKU's counters stay in the partitions they were placed in; one whose counters vanished is
+    // still looked for there (its numbers then read as zero, and the check sees the difference).
+    Map<String, Set<String>> counterTags = new HashMap<>();
+    layout.counterTags().forEach((sku, in) -> counterTags.put(sku, new TreeSet<>(in)));
+    Set<String> counterKeys = new LinkedHashSet<>();
+    counterTags.forEach(
+        (sku, in) ->
+            in.forEach(tag -> counterKeys.add(GateKeyNames.name(Kind.COUNTERS, tag, sku))));
+    for (String skuId : skuIds) {
+      tags.forEach(tag -> counterKeys.add(GateKeyNames.name(Kind.COUNTERS, tag, skuId)));
+    }
+    Map<String, Numbers> skus = counters(List.copyOf(counterKeys), counterTags);
+    return new Snapshot(
+        marker,
+        skus,
+        intents,
+        pending.size(),
+        false,
+        new Layout(layout.epoch(), tags, counterTags));
+  }
+
+  /** The epoch of the markers (one, when they are OPEN). */
+  private static String epoch(Map<String, Map<String, String>> markers) {
+    return markers.values().stream()
+        .map(marker -> String.valueOf(longOrNull(marker.get("epoch"))))
+        .findFirst()
+        .orElse("");
   }
 
   /**
@@ -164,8 +251,9 @@ class GateReader {
     return String.join("+", states);
   }
 
-  private List<Map<String, String>> markers(List<String> keys) {
-    List<Map<String, String>> markers = new ArrayList<>();
+  /** Each partition's marker, by the partition's tag; a partition without one is left out. */
+  private Map<String, Map<String, String>> markers(List<String> keys) {
+    Map<String, Map<String, String>> markers = new LinkedHashMap<>();
     for (List<String> batch : batches(keys)) {
       List<Object> hashes =
           pipelined(
@@ -176,10 +264,10 @@ class GateReader {
                 }
                 return null;
               });
-      for (Object hash : hashes) {
-        Map<String, String> marker = textMap(hash);
+      for (int i = 0; i < batch.size(); i++) {
+        Map<String, String> marker = textMap(hashes.get(i));
         if (!marker.isEmpty()) {
-          markers.add(marker);
+          markers.put(GateKeyNames.parse(batch.get(i)).tag(), marker);
         }
       }
     }
@@ -298,8 +386,11 @@ class GateReader {
     return intents;
   }
 
-  /** Every SKU's counters, summed over the partitions that hold some. */
-  private Map<String, Numbers> counters(List<String> keys) {
+  /**
+   * Every SKU's counters, summed over the partitions that hold some; {@code counterTags} is told
+   * which partitions those are.
+   */
+  private Map<String, Numbers> counters(List<String> keys, Map<String, Set<String>> counterTags) {
     Map<String, Numbers> skus = new HashMap<>();
     for (List<String> batch : batches(keys)) {
       List<Object> hashes =
@@ -326,10 +417,12 @@ class GateReader {
         } catch (NumberFormatException notCounters) {
           continue;
         }
+        GateKey key = GateKeyNames.parse(batch.get(i));
         skus.merge(
-            GateKeyNames.parse(batch.get(i)).id(),
+            key.id(),
             new Numbers(available + reserved + sold, available, reserved, sold),
             Numbers::plus);
+        counterTags.computeIfAbsent(key.id(), sku -> new TreeSet<>()).add(key.tag());
       }
     }
     return skus;

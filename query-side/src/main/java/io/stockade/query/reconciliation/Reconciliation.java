@@ -51,6 +51,15 @@ import tools.jackson.databind.json.JsonMapper;
  * be compared is kept, so that a Redis failing now and then neither hides a drift nor restarts its
  * clock. A SKU's status is the worst of its two sides, in the order DRIFT, UNKNOWN, IN_FLIGHT,
  * CONSISTENT.
+ *
+ * <p>Full and routine checks. A full check reads every intent the gate keeps (a SCAN of every key:
+ * its cost to Redis grows with the day's intents). A routine check reads the counters of every SKU,
+ * every partition's marker and pending admissions, and only the intents that can have changed since
+ * the check before: those of reservations with events stored since, those that were RESERVED or in
+ * a mismatch at the check before, those pending, and those RESERVED in the reservation view. An
+ * intent CONFIRMED or RELEASED at the check before, with no event since, can only change by a
+ * fault; a full check compares it again. The first check is full, and so is every check while the
+ * gate's partitions are not the ones the full check before found open in its epoch.
  */
 @Component
 class Reconciliation {
@@ -86,6 +95,19 @@ class Reconciliation {
   private final Map<String, Seen> readModelSeen = new HashMap<>();
 
   private final Map<String, Seen> reservationsSeen = new HashMap<>();
+
+  /** What the last read of the gate found of its layout; null: the next check is full. */
+  private GateReader.Layout layout;
+
+  /** The reservations whose intent was RESERVED at the last read of the gate. */
+  private Set<String> reservedAtLastRead = Set.of();
+
+  /** Changes of the event store not yet looked at in the gate (kept while Redis cannot be read). */
+  private final Set<String> changedReservations = new HashSet<>();
+
+  private final Set<String> changedSkus = new HashSet<>();
+
+  private Instant lastFull;
 
   private final Map<String, AtomicInteger> gauges = new HashMap<>();
   private final Counter drifts;
@@ -142,21 +164,29 @@ class Reconciliation {
     return bound;
   }
 
+  /** A routine check now (full when the class comment says so). */
+  ReconciliationReport check() {
+    return check(false);
+  }
+
   /**
-   * Runs a check now, listing every reservation mismatch (see {@link ReconciliationReport#narrowed}
-   * for the cap). One at a time: the differences remembered belong to one sequence.
+   * Runs a check now, full or routine (full anyway when the class comment says so), listing every
+   * reservation mismatch (see {@link ReconciliationReport#narrowed} for the cap). One at a time:
+   * the differences remembered belong to one sequence.
    */
-  synchronized ReconciliationReport check() {
+  synchronized ReconciliationReport check(boolean full) {
     Instant now = clock.instant();
     // A replay that starts meanwhile is noticed by the second look: it empties the read model no
     // sooner than two of its poll intervals after it was requested.
     boolean replaying = replays.running();
+    // Read before the gate: a row RESERVED now has its intent in the gate when the gate is read.
+    Set<String> reservedRows = replaying ? Set.of() : reservedRows();
     // Redis first, then the events: every gate update follows its event, so an event the gate
     // reflects has been stored before the gate was read, and is folded.
     GateReader.Snapshot gate = null;
     String gateError = null;
     try {
-      gate = gateReader.read();
+      gate = readGate(full, reservedRows);
     } catch (RuntimeException unavailable) {
       gateError = unavailable.getClass().getSimpleName() + ": " + unavailable.getMessage();
     }
@@ -188,13 +218,23 @@ class Reconciliation {
 
     boolean intentsCompared = gate != null && !replaying;
     List<ReservationMismatch> mismatches =
-        intentsCompared ? reservationMismatches(gate, now) : List.of();
+        intentsCompared ? reservationMismatches(gate, reservedRows, now) : List.of();
 
+    if (gate != null && gate.full()) {
+      lastFull = now;
+    }
     ReconciliationReport.Gate gateInfo =
         gate == null
-            ? new ReconciliationReport.Gate("UNAVAILABLE", null, null, null, gateError)
+            ? new ReconciliationReport.Gate(
+                "UNAVAILABLE", null, null, null, null, lastFull, gateError)
             : new ReconciliationReport.Gate(
-                "AVAILABLE", gate.marker(), gate.pendingAdmissions(), gate.intents().size(), null);
+                "AVAILABLE",
+                gate.marker(),
+                gate.full() ? ReconciliationReport.FULL : ReconciliationReport.CHANGED,
+                gate.pendingAdmissions(),
+                gate.intents().size(),
+                lastFull,
+                null);
     return new ReconciliationReport(
         now,
         gateInfo,
@@ -211,6 +251,47 @@ class Reconciliation {
             counts.getOrDefault(ReconciliationReport.UNKNOWN, 0),
             intentsCompared ? mismatches.size() : null,
             intentsCompared ? mismatches.size() : null));
+  }
+
+  /**
+   * The gate, read whole or, for a routine check, what can have changed since the last read. The
+   * events stored since are read first, for the reservations and SKUs they name; should Redis fail,
+   * those stay to be looked at by the next check.
+   */
+  private GateReader.Snapshot readGate(boolean full, Set<String> reservedRows) {
+    GateReader.Snapshot gate = null;
+    if (!full && layout != null) {
+      fold.catchUp();
+      EventStoreFold.Changes changes = fold.takeChanges();
+      changedReservations.addAll(changes.reservationIds());
+      changedSkus.addAll(changes.skuIds());
+      Set<String> ids = new HashSet<>(changedReservations);
+      ids.addAll(reservedAtLastRead);
+      ids.addAll(reservationsSeen.keySet());
+      ids.addAll(reservedRows);
+      Set<String> skuIds = new HashSet<>(changedSkus);
+      // A SKU of the record whose counters the gate did not hold at the last read.
+      fold.skuIds().stream()
+          .filter(sku -> !layout.counterTags().containsKey(sku))
+          .forEach(skuIds::add);
+      gate = gateReader.readChanged(layout, ids, skuIds);
+    } else {
+      fold.takeChanges();
+    }
+    if (gate == null) {
+      gate = gateReader.read();
+    }
+    changedReservations.clear();
+    changedSkus.clear();
+    layout = gate.layout();
+    Set<String> reserved = new HashSet<>();
+    for (GateReader.Intent intent : gate.intents()) {
+      if (intent.parts().stream().anyMatch(part -> GateReader.RESERVED.equals(part.state()))) {
+        reserved.add(intent.reservationId());
+      }
+    }
+    reservedAtLastRead = reserved;
+    return gate;
   }
 
   private Sku sku(
@@ -438,47 +519,55 @@ class Reconciliation {
     return skus;
   }
 
+  /** The reservations the reservation view holds as RESERVED. */
+  private Set<String> reservedRows() {
+    Set<String> ids = new HashSet<>();
+    jdbc.query(
+        "select reservation_id from reservation_view where status = 'RESERVED'",
+        rs -> {
+          ids.add(rs.getString(1));
+        });
+    return ids;
+  }
+
   /**
-   * Intents against the reservation view: every intent whose reservation's row says otherwise (or
-   * is missing), and every RESERVED row without an intent.
+   * Intents against the reservation view: every intent read whose reservation's row says otherwise
+   * (or is missing), and every row that was RESERVED before the gate was read, is still, and has no
+   * intent.
    */
-  private List<ReservationMismatch> reservationMismatches(GateReader.Snapshot gate, Instant now) {
+  private List<ReservationMismatch> reservationMismatches(
+      GateReader.Snapshot gate, Set<String> reservedRows, Instant now) {
     Map<String, GateReader.Intent> intents = new HashMap<>();
     gate.intents().forEach(intent -> intents.put(intent.reservationId(), intent));
+    Set<String> ids = new HashSet<>(intents.keySet());
+    ids.addAll(reservedRows);
     Map<String, String> rows = new HashMap<>();
-    List<String> ids = new ArrayList<>(intents.keySet());
-    for (int from = 0; from < ids.size(); from += BATCH) {
+    Map<String, String> rowLines = new HashMap<>();
+    List<String> listed = new ArrayList<>(ids);
+    for (int from = 0; from < listed.size(); from += BATCH) {
       named.query(
-          "select reservation_id, status from reservation_view where reservation_id in (:ids)",
-          Map.of("ids", ids.subList(from, Math.min(ids.size(), from + BATCH))),
+          "select reservation_id, status, lines_json from reservation_view"
+              + " where reservation_id in (:ids)",
+          Map.of("ids", listed.subList(from, Math.min(listed.size(), from + BATCH))),
           rs -> {
             rows.put(rs.getString(1), rs.getString(2));
+            rowLines.put(rs.getString(1), rs.getString(3));
           });
     }
     List<ReservationMismatch> mismatches = new ArrayList<>();
     Set<String> mismatched = new HashSet<>();
-    for (GateReader.Intent intent : intents.values()) {
-      String row = rows.get(intent.reservationId());
-      if (!agree(intent.state(), row)) {
+    for (String id : ids) {
+      GateReader.Intent intent = intents.get(id);
+      String row = rows.get(id);
+      if (intent != null && !agree(intent.state(), row)) {
         mismatches.add(
-            mismatch(
-                intent.reservationId(),
-                intent.state(),
-                row,
-                List.copyOf(intent.lines().keySet()),
-                now));
-        mismatched.add(intent.reservationId());
+            mismatch(id, intent.state(), row, List.copyOf(intent.lines().keySet()), now));
+        mismatched.add(id);
+      } else if (intent == null && "RESERVED".equals(row)) {
+        mismatches.add(mismatch(id, null, row, skuIds(rowLines.get(id)), now));
+        mismatched.add(id);
       }
     }
-    jdbc.query(
-        "select reservation_id, lines_json from reservation_view where status = 'RESERVED'",
-        rs -> {
-          String id = rs.getString(1);
-          if (!intents.containsKey(id)) {
-            mismatches.add(mismatch(id, null, "RESERVED", skuIds(rs.getString(2)), now));
-            mismatched.add(id);
-          }
-        });
     reservationsSeen.keySet().retainAll(mismatched);
     mismatches.sort(
         Comparator.comparing(

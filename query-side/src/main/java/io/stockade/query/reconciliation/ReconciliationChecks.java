@@ -25,6 +25,11 @@ import org.springframework.stereotype.Component;
  * and otherwise waits, at most {@code request-wait}, for the next check, which every request that
  * arrives before it starts shares. So however many requests come, at most one check runs and one
  * more waits; a request that waits in vain is answered 503 with {@code Retry-After}.
+ *
+ * <p>The checks are routine ones (see {@link Reconciliation}), but for one in every {@code
+ * full-interval} (1 h; {@code 0}: only on demand) and those a request asks to be full: such a
+ * request is answered the latest full check's report while it ended at most {@code full-max-age}
+ * ago (60 s), else that of the next check, made full.
  */
 @Component
 class ReconciliationChecks implements SmartLifecycle, DisposableBean {
@@ -32,12 +37,23 @@ class ReconciliationChecks implements SmartLifecycle, DisposableBean {
   private static final Logger log = LoggerFactory.getLogger(ReconciliationChecks.class);
 
   /** A check's report and when it began ({@link System#nanoTime()}), and how long it took. */
-  record Checked(ReconciliationReport report, long startedAt, Duration took) {}
+  record Checked(ReconciliationReport report, long startedAt, Duration took) {
+
+    long endedAt() {
+      return startedAt + took.toNanos();
+    }
+
+    boolean full() {
+      return ReconciliationReport.FULL.equals(report.gate().scope());
+    }
+  }
 
   private final Reconciliation reconciliation;
   private final Duration interval;
   private final Duration maxAge;
   private final Duration requestWait;
+  private final Duration fullInterval;
+  private final Duration fullMaxAge;
   private final ScheduledExecutorService executor =
       Executors.newSingleThreadScheduledExecutor(
           runnable -> {
@@ -46,9 +62,14 @@ class ReconciliationChecks implements SmartLifecycle, DisposableBean {
             return thread;
           });
   private volatile Checked latest;
+  private volatile Checked latestFull;
 
-  /** The next check, asked for but not begun yet (guarded by this). */
+  /**
+   * The next check, asked for but not begun yet, and whether it is to be full (guarded by this).
+   */
   private CompletableFuture<Checked> next;
+
+  private boolean nextFull;
 
   private ScheduledFuture<?> schedule;
 
@@ -56,11 +77,15 @@ class ReconciliationChecks implements SmartLifecycle, DisposableBean {
       Reconciliation reconciliation,
       @Value("${stockade.reconciliation.interval:30s}") Duration interval,
       @Value("${stockade.reconciliation.max-age:5s}") Duration maxAge,
-      @Value("${stockade.reconciliation.request-wait:10s}") Duration requestWait) {
+      @Value("${stockade.reconciliation.request-wait:10s}") Duration requestWait,
+      @Value("${stockade.reconciliation.full-interval:1h}") Duration fullInterval,
+      @Value("${stockade.reconciliation.full-max-age:60s}") Duration fullMaxAge) {
     this.reconciliation = reconciliation;
     this.interval = interval;
     this.maxAge = maxAge;
     this.requestWait = requestWait;
+    this.fullInterval = fullInterval;
+    this.fullMaxAge = fullMaxAge;
   }
 
   /**
@@ -70,23 +95,27 @@ class ReconciliationChecks implements SmartLifecycle, DisposableBean {
    *     within {@code request-wait}
    */
   ReconciliationReport report() {
-    return report(false);
+    return report(false, false);
   }
 
   /**
    * As {@link #report()}; {@code fresh}: the report of a check that begins after this call, however
-   * young the latest.
+   * young the latest; {@code full}: of a full check (the latest, while it ended at most {@code
+   * full-max-age} ago).
    */
-  ReconciliationReport report(boolean fresh) {
-    Checked last = latest;
-    if (!fresh && last != null && System.nanoTime() - last.startedAt() <= maxAge.toNanos()) {
-      return last.report();
+  ReconciliationReport report(boolean fresh, boolean full) {
+    Checked last = full ? latestFull : latest;
+    if (!fresh && last != null) {
+      long age = System.nanoTime() - (full ? last.endedAt() : last.startedAt());
+      if (age <= (full ? fullMaxAge : maxAge).toNanos()) {
+        return last.report();
+      }
     }
-    CompletableFuture<Checked> check = next();
+    CompletableFuture<Checked> check = next(full);
     try {
       return check.get(requestWait.toMillis(), TimeUnit.MILLISECONDS).report();
     } catch (TimeoutException e) {
-      Checked before = latest;
+      Checked before = full && latestFull != null ? latestFull : latest;
       long retryAfter = before == null ? 1 : Math.max(1, (before.took().toMillis() + 999) / 1000);
       throw ProblemException.unavailable(
           "reconciliation-running",
@@ -106,8 +135,9 @@ class ReconciliationChecks implements SmartLifecycle, DisposableBean {
     }
   }
 
-  /** The next check to begin: one already asked for, or a new one. */
-  synchronized CompletableFuture<Checked> next() {
+  /** The next check to begin: one already asked for, or a new one; made full if {@code full}. */
+  synchronized CompletableFuture<Checked> next(boolean full) {
+    nextFull |= full;
     if (next == null) {
       CompletableFuture<Checked> check = new CompletableFuture<>();
       next = check;
@@ -126,16 +156,28 @@ class ReconciliationChecks implements SmartLifecycle, DisposableBean {
   }
 
   private void run(CompletableFuture<Checked> check) {
+    boolean full;
     synchronized (this) {
       if (next == check) {
         next = null;
       }
+      full = nextFull;
+      nextFull = false;
     }
     long started = System.nanoTime();
+    Checked lastFull = latestFull;
+    full |=
+        lastFull != null
+            && !fullInterval.isZero()
+            && !fullInterval.isNegative()
+            && started - lastFull.startedAt() >= fullInterval.toNanos();
     try {
-      ReconciliationReport report = reconciliation.check();
+      ReconciliationReport report = reconciliation.check(full);
       Checked checked = new Checked(report, started, Duration.ofNanos(System.nanoTime() - started));
       latest = checked;
+      if (checked.full()) {
+        latestFull = checked;
+      }
       check.complete(checked);
       logDrifts(report);
     } catch (RuntimeException e) {
@@ -189,7 +231,7 @@ class ReconciliationChecks implements SmartLifecycle, DisposableBean {
     // The scheduled task only asks for a check: the check runs right after it on the same thread.
     schedule =
         executor.scheduleWithFixedDelay(
-            this::next, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
+            () -> next(false), interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   @Override

@@ -8,11 +8,12 @@ import org.springframework.http.HttpStatus;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
  * Reconciliation on demand: the latest check's report, or the next one's when it is older than
- * {@code max-age} (see {@link ReconciliationChecks}).
+ * {@code max-age} (see {@link ReconciliationChecks}); {@code ?full=true} for a full check's.
  */
 @RestController
 @RequestMapping("/api/reconciliation")
@@ -28,9 +29,9 @@ class ReconciliationController {
   @Problem(
       status = 503,
       codes = {"reconciliation-running", "read-model-unavailable"})
-  ReconciliationReport report() {
+  ReconciliationReport report(@RequestParam(defaultValue = "false") boolean full) {
     return checks
-        .report()
+        .report(false, full)
         .narrowed(sku -> true, mismatch -> true, Reconciliation.MISMATCHES_LISTED);
   }
 
@@ -40,12 +41,13 @@ class ReconciliationController {
   @Problem(
       status = 503,
       codes = {"reconciliation-running", "read-model-unavailable"})
-  ReconciliationReport sku(@PathVariable @Identifier String skuId) {
-    ReconciliationReport report = narrowed(checks.report(), skuId);
+  ReconciliationReport sku(
+      @PathVariable @Identifier String skuId, @RequestParam(defaultValue = "false") boolean full) {
+    ReconciliationReport report = narrowed(checks.report(false, full), skuId);
     if (report.skus().isEmpty()) {
       // Registered since the latest check, perhaps: a 404 only from a check begun after the
       // request.
-      report = narrowed(checks.report(true), skuId);
+      report = narrowed(checks.report(true, full), skuId);
     }
     if (report.skus().isEmpty()) {
       throw new ProblemException(

@@ -28,6 +28,12 @@ record ReconciliationReport(
    */
   static final String UNKNOWN = "UNKNOWN";
 
+  /** Gate scope: every intent was read. */
+  static final String FULL = "FULL";
+
+  /** Gate scope: the intents that can have changed since the check before were read. */
+  static final String CHANGED = "CHANGED";
+
   /** Read model status: compared with the events. */
   static final String COMPARED = "COMPARED";
 
@@ -37,12 +43,20 @@ record ReconciliationReport(
   /**
    * The gate as read: {@code status} AVAILABLE or UNAVAILABLE (Redis could not be read: every SKU's
    * {@code gate} is then null and only the read model is compared with the events); {@code marker}
-   * OPEN, REBUILDING or ABSENT over every partition's marker; {@code pendingAdmissions} over every
-   * partition; {@code intents} the reservations with an intent, parts in several partitions counted
-   * once.
+   * OPEN, REBUILDING or ABSENT over every partition's marker; {@code scope} FULL (every intent the
+   * gate keeps was read) or CHANGED (a routine check: only the intents that can have changed since
+   * the check before); {@code pendingAdmissions} over every partition; {@code intents} the
+   * reservations whose intents were read, parts in several partitions counted once; {@code
+   * lastFullCheck} when the latest full check of this instance began (null: none yet).
    */
   record Gate(
-      String status, String marker, Integer pendingAdmissions, Integer intents, String error) {}
+      String status,
+      String marker,
+      String scope,
+      Integer pendingAdmissions,
+      Integer intents,
+      Instant lastFullCheck,
+      String error) {}
 
   /** The event store as folded: the global index of the last event read. */
   record Events(long position) {}

@@ -98,7 +98,12 @@ class ReconciliationChecksIntegrationTest {
   void aCheckThatCannotEndLeavesRequestsUnavailableAndNoneRunsASecondCheck() throws Exception {
     ReconciliationChecks checks =
         new ReconciliationChecks(
-            reconciliation, Duration.ZERO, Duration.ZERO, Duration.ofMillis(1500));
+            reconciliation,
+            Duration.ZERO,
+            Duration.ZERO,
+            Duration.ofMillis(1500),
+            Duration.ZERO,
+            Duration.ZERO);
     try (Connection lock = dataSource.getConnection();
         Statement statement = lock.createStatement()) {
       statement.execute("LOCK TABLES stock_level WRITE");

@@ -106,7 +106,7 @@ class ReconciliationDriftIntegrationTest {
     assertThat(meters.get("stockade.reconciliation.skus").tag("status", "DRIFT").gauge().value())
         .isGreaterThanOrEqualTo(1);
 
-    checks.next().join();
+    checks.next(false).join();
     assertThat(output.getOut() + output.getErr()).containsPattern("WARN.*SKU " + sku + " in DRIFT");
 
     gate.increment(sku, "available", -3);
