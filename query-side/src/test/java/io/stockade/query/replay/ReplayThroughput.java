@@ -1,24 +1,19 @@
 package io.stockade.query.replay;
 
-import io.stockade.api.reservation.ReservationEvent;
-import io.stockade.api.sku.SkuEvent;
+import io.stockade.platform.testing.GeneratedEventStore;
 import io.stockade.platform.testing.TestTokens;
 import io.stockade.query.QuerySideApplication;
 import io.stockade.query.reconciliation.FoldThroughput;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.UUID;
 import org.axonframework.config.EventProcessingConfiguration;
 import org.axonframework.config.ProcessingGroup;
 import org.axonframework.eventhandling.EventHandler;
@@ -35,8 +30,9 @@ import org.springframework.core.io.ClassPathResource;
  * <ol>
  *   <li>creates the database afresh and starts the query side on it (Flyway creates the tables),
  *       then stops its projections;
- *   <li>writes {@code events} events straight into the event table (registrations of {@code skus}
- *       SKUs, then reservations, a third confirmed and a third released), as Axon stores them;
+ *   <li>writes {@code events} events straight into the event table ({@link GeneratedEventStore}:
+ *       registrations of {@code skus} SKUs, then reservations, a third confirmed and a third
+ *       released), as Axon stores them;
  *   <li>scans the event table with one plain SELECT of every column, {@code scans} times: the
  *       ceiling any reader of that table has on this machine (median reported);
  *   <li>replays a processor whose handlers do nothing ({@link NoOpProjection}, configured like the
@@ -116,14 +112,14 @@ public final class ReplayThroughput {
       }
       long started = System.nanoTime();
       try (Connection connection = DriverManager.getConnection(url, user, password)) {
-        write(connection, events, skus);
+        GeneratedEventStore.write(connection, events, skus);
       }
       System.out.printf("wrote %d events in %.1f s%n", events, (System.nanoTime() - started) / 1e9);
 
       List<Double> scanRates = new ArrayList<>();
       for (int i = 0; i < scans; i++) {
         try (Connection connection = DriverManager.getConnection(url, user, password)) {
-          double rate = scan(connection);
+          double rate = GeneratedEventStore.scan(connection);
           scanRates.add(rate);
           System.out.printf("scan %d: %.0f rows/s%n", i + 1, rate);
         }
@@ -248,137 +244,5 @@ public final class ReplayThroughput {
         throw new IllegalStateException("An event without a payload");
       }
     }
-  }
-
-  /** Rows as Axon's JPA storage engine writes them (Jackson payloads, ISO timestamps). */
-  private static void write(Connection connection, int events, int skus) throws SQLException {
-    connection.setAutoCommit(false);
-    String sql =
-        "insert into domain_event_entry (aggregate_identifier, sequence_number, type,"
-            + " event_identifier, meta_data, payload, payload_revision, payload_type, time_stamp)"
-            + " values (?, ?, ?, ?, ?, ?, null, ?, ?)";
-    Instant t0 = Instant.parse("2026-11-30T10:00:00Z");
-    int written = 0;
-    try (PreparedStatement insert = connection.prepareStatement(sql)) {
-      for (int s = 0; s < skus && written < events; s++, written++) {
-        String sku = "bench-sku-" + s;
-        add(
-            insert,
-            sku,
-            0,
-            "Sku",
-            "{\"skuId\":\"" + sku + "\",\"initialStock\":1000000000,\"perUserLimit\":null}",
-            "io.stockade.api.sku.SkuRegistered",
-            t0);
-      }
-      int reservation = 0;
-      while (written < events) {
-        String id = "bench-R-" + reservation;
-        String sku = "bench-sku-" + (reservation % skus);
-        Instant at = t0.plusMillis(reservation);
-        String lines = "[{\"skuId\":\"" + sku + "\",\"quantity\":1}]";
-        String user = "u-" + (reservation % 5000);
-        add(
-            insert,
-            id,
-            0,
-            "Reservation",
-            reservation(id, user, lines)
-                + ",\"reservedAt\":\""
-                + at
-                + "\",\"expiresAt\":\""
-                + at.plusSeconds(900)
-                + "\",\"admissionSequence\":"
-                + (reservation + 1)
-                + ",\"gateEpoch\":1}",
-            "io.stockade.api.reservation.StockReserved",
-            at);
-        written++;
-        if (written < events && reservation % 3 == 0) {
-          add(
-              insert,
-              id,
-              1,
-              "Reservation",
-              reservation(id, user, lines) + ",\"confirmedAt\":\"" + at.plusMillis(1) + "\"}",
-              "io.stockade.api.reservation.StockConfirmed",
-              at.plusMillis(1));
-          written++;
-        } else if (written < events && reservation % 3 == 1) {
-          add(
-              insert,
-              id,
-              1,
-              "Reservation",
-              reservation(id, user, lines)
-                  + ",\"reason\":\"CANCELLED\",\"releasedAt\":\""
-                  + at.plusMillis(1)
-                  + "\"}",
-              "io.stockade.api.reservation.StockReleased",
-              at.plusMillis(1));
-          written++;
-        }
-        reservation++;
-        if (written % 5000 < 2) {
-          insert.executeBatch();
-          connection.commit();
-        }
-      }
-      insert.executeBatch();
-      connection.commit();
-    }
-  }
-
-  private static void add(
-      PreparedStatement insert,
-      String aggregate,
-      long sequence,
-      String type,
-      String payload,
-      String payloadType,
-      Instant at)
-      throws SQLException {
-    // Each aggregate type's streams in its own namespace, as the command side writes them.
-    insert.setString(
-        1,
-        "Sku".equals(type) ? SkuEvent.streamId(aggregate) : ReservationEvent.streamId(aggregate));
-    insert.setLong(2, sequence);
-    insert.setString(3, type);
-    insert.setString(4, UUID.randomUUID().toString());
-    insert.setBytes(5, "{}".getBytes(StandardCharsets.UTF_8));
-    insert.setBytes(6, payload.getBytes(StandardCharsets.UTF_8));
-    insert.setString(7, payloadType);
-    insert.setString(8, at.toString());
-    insert.addBatch();
-  }
-
-  /** The members every reservation event's JSON begins with, up to its own ones. */
-  private static String reservation(String id, String user, String lines) {
-    return "{\"reservationId\":\"" + id + "\",\"userId\":\"" + user + "\",\"lines\":" + lines;
-  }
-
-  /** Reads every column of every row, in global-index order; rows per second. */
-  private static double scan(Connection connection) throws SQLException {
-    long started = System.nanoTime();
-    long rows = 0;
-    long bytes = 0;
-    try (Statement statement =
-        connection.createStatement(ResultSet.TYPE_FORWARD_ONLY, ResultSet.CONCUR_READ_ONLY)) {
-      statement.setFetchSize(1000);
-      try (ResultSet rs =
-          statement.executeQuery(
-              "select global_index, aggregate_identifier, sequence_number, type,"
-                  + " event_identifier, meta_data, payload, payload_revision, payload_type,"
-                  + " time_stamp from domain_event_entry order by global_index")) {
-        while (rs.next()) {
-          rows++;
-          bytes += rs.getBytes(7).length + rs.getString(10).length();
-        }
-      }
-    }
-    if (bytes == 0) {
-      throw new IllegalStateException("Scanned nothing");
-    }
-    return rows / ((System.nanoTime() - started) / 1e9);
   }
 }

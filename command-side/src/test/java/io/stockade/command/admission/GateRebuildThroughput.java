@@ -1,0 +1,278 @@
+package io.stockade.command.admission;
+
+import io.stockade.command.CommandSideApplication;
+import io.stockade.platform.testing.GeneratedEventStore;
+import io.stockade.platform.testing.TestTokens;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import org.axonframework.config.EventProcessingConfiguration;
+import org.axonframework.eventhandling.StreamingEventProcessor;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+/**
+ * Benchmark driver for {@code bench/gate-rebuild}: the rate of the admission gate's rebuild from
+ * the event store, next to a raw scan of the event table, in one run on a database of its own.
+ *
+ * <ol>
+ *   <li>creates the database afresh and starts the command side on it (Flyway creates the tables;
+ *       the gate opens on the empty store), then stops its gate follower, which would otherwise
+ *       stream the generated store through Axon while the rebuild runs;
+ *   <li>writes {@code events} events straight into the event table ({@link GeneratedEventStore}, as
+ *       {@code bench/replay} does);
+ *   <li>scans the event table with one plain SELECT of every column, {@code scans} times (median);
+ *   <li>rebuilds the gate twice through the service itself: each time the partitions' markers are
+ *       deleted, as if Redis had come back from an older copy of its data, the gate keeper is asked
+ *       to check its session, finds the gate gone, claims the next epoch in the database and runs
+ *       {@link GateRebuild}; timed until the gate keeper holds the open session. The first rebuild
+ *       clears what the gate held on the empty store, the second every key the first wrote.
+ * </ol>
+ *
+ * Each rebuild's phases (CLEARING, READING, WRITING, as {@link GateRebuild#progress()} tells them)
+ * are timed by polling every few milliseconds; "claim" is the time before CLEARING, "opening" the
+ * time after the last phase. The rebuilt gate's counters are checked against the store: the units
+ * reserved and sold over all SKUs must be those the record holds.
+ *
+ * <p>Prints {@code RESULT scan <rows/s>} and {@code RESULT rebuild-<n> <events/s>}. Options as
+ * key=value: host (127.0.0.1), port (3306), user (root), password (empty), redisHost (127.0.0.1),
+ * redisPort (6391: the rebuild deletes every gate key of that Redis), database
+ * (stockade_bench_rebuild), events (1000000), skus (100), scans (3), keep (false: drop the database
+ * at the end).
+ */
+public final class GateRebuildThroughput {
+
+  private static final int REBUILDS = 2;
+
+  private GateRebuildThroughput() {}
+
+  public static void main(String[] args) throws Exception {
+    Map<String, String> options = new HashMap<>();
+    for (String arg : args) {
+      int eq = arg.indexOf('=');
+      options.put(arg.substring(0, eq), arg.substring(eq + 1));
+    }
+    String host = options.getOrDefault("host", "127.0.0.1");
+    String port = options.getOrDefault("port", "3306");
+    String user = options.getOrDefault("user", "root");
+    String password = options.getOrDefault("password", "");
+    String database = options.getOrDefault("database", "stockade_bench_rebuild");
+    String redisHost = options.getOrDefault("redisHost", "127.0.0.1");
+    String redisPort = options.getOrDefault("redisPort", "6391");
+    int events = Integer.parseInt(options.getOrDefault("events", "1000000"));
+    int skus = Integer.parseInt(options.getOrDefault("skus", "100"));
+    int scans = Integer.parseInt(options.getOrDefault("scans", "3"));
+    boolean keep = Boolean.parseBoolean(options.getOrDefault("keep", "false"));
+    String server = "jdbc:mariadb://" + host + ":" + port + "/";
+    String urlOptions = "?connectionTimeZone=UTC&forceConnectionTimeZoneToSession=true";
+    String url = server + database + urlOptions;
+
+    try (Connection admin = DriverManager.getConnection(server + urlOptions, user, password);
+        Statement statement = admin.createStatement()) {
+      statement.execute("DROP DATABASE IF EXISTS `" + database + "`");
+      statement.execute("CREATE DATABASE `" + database + "`");
+    }
+    ConfigurableApplicationContext app =
+        new SpringApplicationBuilder(CommandSideApplication.class)
+            .run(
+                "--server.port=0",
+                "--spring.datasource.url=" + url,
+                "--spring.datasource.username=" + user,
+                "--spring.datasource.password=" + password,
+                "--spring.data.redis.host=" + redisHost,
+                "--spring.data.redis.port=" + redisPort,
+                "--logging.level.root=WARN",
+                // No request is made, but a service does not start without a token key.
+                "--spring.security.oauth2.resourceserver.jwt.public-key-location="
+                    + TestTokens.PUBLIC_KEY_LOCATION,
+                // Its requests would run while the store is written.
+                "--stockade.warm-up.enabled=false");
+    try {
+      app.getBean(EventProcessingConfiguration.class)
+          .eventProcessor("gate-follower", StreamingEventProcessor.class)
+          .orElseThrow()
+          .shutDown();
+      long started = System.nanoTime();
+      try (Connection connection = DriverManager.getConnection(url, user, password)) {
+        GeneratedEventStore.write(connection, events, skus);
+      }
+      System.out.printf("wrote %d events in %.1f s%n", events, (System.nanoTime() - started) / 1e9);
+
+      List<Double> scanRates = new ArrayList<>();
+      for (int i = 0; i < scans; i++) {
+        try (Connection connection = DriverManager.getConnection(url, user, password)) {
+          double rate = GeneratedEventStore.scan(connection);
+          scanRates.add(rate);
+          System.out.printf("scan %d: %.0f rows/s%n", i + 1, rate);
+        }
+      }
+      scanRates.sort(Double::compare);
+      double scan = scanRates.get(scanRates.size() / 2);
+
+      Map<String, Long> types = countByType(url, user, password);
+      long stored = types.values().stream().mapToLong(Long::longValue).sum();
+      long sold = types.getOrDefault("io.stockade.api.reservation.StockConfirmed", 0L);
+      long reserved =
+          types.getOrDefault("io.stockade.api.reservation.StockReserved", 0L)
+              - sold
+              - types.getOrDefault("io.stockade.api.reservation.StockReleased", 0L);
+      System.out.printf("RESULT scan %.0f%n", scan);
+      for (int round = 1; round <= REBUILDS; round++) {
+        int n = round;
+        long[] redisBefore = scriptTime(app);
+        Map<String, Double> phases = rebuild(app);
+        long[] redisAfter = scriptTime(app);
+        double seconds = phases.values().stream().mapToDouble(Double::doubleValue).sum();
+        check(app, skus, reserved, sold);
+        StringBuilder line = new StringBuilder();
+        phases.forEach((phase, s) -> line.append(String.format(" %s %.2f s", phase, s)));
+        System.out.printf(
+            "rebuild %d: %d events in %.1f s:%s%n", n, stored, seconds, line.toString());
+        System.out.printf(
+            "rebuild %d: Redis ran %d script calls in %.2f s%n",
+            n, redisAfter[0] - redisBefore[0], (redisAfter[1] - redisBefore[1]) / 1e6);
+        System.out.printf("RESULT rebuild-%d %.0f%n", n, stored / seconds);
+        System.out.printf(
+            "PHASE rebuild-%d redis-scripts %.2f%n", n, (redisAfter[1] - redisBefore[1]) / 1e6);
+        phases.forEach((phase, s) -> System.out.printf("PHASE rebuild-%d %s %.2f%n", n, phase, s));
+      }
+    } finally {
+      app.close();
+      if (!keep) {
+        try (Connection admin = DriverManager.getConnection(server + urlOptions, user, password);
+            Statement statement = admin.createStatement()) {
+          statement.execute("DROP DATABASE IF EXISTS `" + database + "`");
+        }
+      }
+    }
+    System.exit(0);
+  }
+
+  /**
+   * Drops the gate's markers, has the gate keeper find the gate gone, and waits until it has
+   * rebuilt and opened it again: seconds spent in each phase, in order (claim, CLEARING, READING,
+   * WRITING, opening).
+   */
+  private static Map<String, Double> rebuild(ConfigurableApplicationContext app)
+      throws InterruptedException {
+    GateKeeper keeper = app.getBean(GateKeeper.class);
+    GateRebuild rebuild = app.getBean(GateRebuild.class);
+    GateLayout layout = app.getBean(GateLayout.class);
+    GateSession before = keeper.current();
+    if (before == null) {
+      throw new IllegalStateException("The gate is not open before the rebuild");
+    }
+    StringRedisTemplate redis = before.redis();
+    for (GateLayout.Partition partition : layout.partitions()) {
+      redis.delete(partition.marker());
+    }
+    Map<String, Long> seen = new LinkedHashMap<>();
+    long started = System.nanoTime();
+    seen.put("claim", started);
+    if (keeper.checkedEpoch().isPresent()) {
+      throw new IllegalStateException("The gate keeper did not notice the markers gone");
+    }
+    long deadline = started + 600_000_000_000L;
+    GateSession after;
+    while ((after = keeper.current()) == null || after == before) {
+      rebuild.progress().ifPresent(now -> seen.putIfAbsent(now.phase(), System.nanoTime()));
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException(
+            "The gate is not open after 10 minutes: " + keeper.closedBecause());
+      }
+      Thread.sleep(2);
+    }
+    long opened = System.nanoTime();
+    if (after.epoch() <= before.epoch()) {
+      throw new IllegalStateException("The gate opened in epoch " + after.epoch() + " again");
+    }
+    seen.put("opening", opened);
+    Map<String, Double> phases = new LinkedHashMap<>();
+    List<Map.Entry<String, Long>> points = new ArrayList<>(seen.entrySet());
+    for (int i = 0; i < points.size() - 1; i++) {
+      phases.put(
+          points.get(i).getKey(), (points.get(i + 1).getValue() - points.get(i).getValue()) / 1e9);
+    }
+    return phases;
+  }
+
+  /** The units reserved and sold over every SKU's counters are those of the record. */
+  private static void check(
+      ConfigurableApplicationContext app, int skus, long reserved, long sold) {
+    GateLayout layout = app.getBean(GateLayout.class);
+    StringRedisTemplate redis = app.getBean(GateKeeper.class).current().redis();
+    long gateReserved = 0;
+    long gateSold = 0;
+    for (int s = 0; s < skus; s++) {
+      Map<Object, Object> counters = redis.opsForHash().entries(layout.counters("bench-sku-" + s));
+      gateReserved += Long.parseLong((String) counters.get("reserved"));
+      gateSold += Long.parseLong((String) counters.get("sold"));
+    }
+    if (gateReserved != reserved || gateSold != sold) {
+      throw new IllegalStateException(
+          "The gate holds "
+              + gateReserved
+              + " reserved and "
+              + gateSold
+              + " sold, the record "
+              + reserved
+              + " and "
+              + sold);
+    }
+  }
+
+  /**
+   * Script calls (EVAL and EVALSHA) the Redis server has run, and the microseconds it spent in
+   * them, from its command statistics.
+   */
+  private static long[] scriptTime(ConfigurableApplicationContext app) {
+    Properties stats =
+        app.getBean(GateKeeper.class)
+            .current()
+            .redis()
+            .execute(
+                (RedisCallback<Properties>)
+                    connection -> connection.serverCommands().info("commandstats"));
+    long[] total = new long[2];
+    for (String command : List.of("cmdstat_eval", "cmdstat_evalsha")) {
+      String line = stats.getProperty(command);
+      if (line != null) {
+        for (String part : line.split(",")) {
+          String[] pair = part.split("=");
+          if (pair[0].equals("calls")) {
+            total[0] += Long.parseLong(pair[1]);
+          } else if (pair[0].equals("usec")) {
+            total[1] += Long.parseLong(pair[1]);
+          }
+        }
+      }
+    }
+    return total;
+  }
+
+  /** Events in the event table by payload type. */
+  private static Map<String, Long> countByType(String url, String user, String password)
+      throws SQLException {
+    Map<String, Long> counts = new HashMap<>();
+    try (Connection connection = DriverManager.getConnection(url, user, password);
+        Statement statement = connection.createStatement();
+        ResultSet result =
+            statement.executeQuery(
+                "select payload_type, count(*) from domain_event_entry group by payload_type")) {
+      while (result.next()) {
+        counts.put(result.getString(1), result.getLong(2));
+      }
+    }
+    return counts;
+  }
+}

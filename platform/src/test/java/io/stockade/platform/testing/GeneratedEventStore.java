@@ -1,0 +1,158 @@
+package io.stockade.platform.testing;
+
+import io.stockade.api.reservation.ReservationEvent;
+import io.stockade.api.sku.SkuEvent;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Instant;
+import java.util.UUID;
+
+/**
+ * The event store the benchmarks that fold the whole store run on ({@code bench/replay}, {@code
+ * bench/gate-rebuild}), written straight into the event table as Axon's JPA storage engine stores
+ * it, and the plain scan of that table they are measured against.
+ */
+public final class GeneratedEventStore {
+
+  private GeneratedEventStore() {}
+
+  /**
+   * Writes {@code events} rows: registrations of {@code skus} SKUs, then reservations of one unit
+   * (users {@code u-0} to {@code u-4999}), a third of them confirmed and a third released (Jackson
+   * payloads, ISO timestamps from 2026-11-30T10:00:00Z on), 5,000 rows a transaction.
+   */
+  public static void write(Connection connection, int events, int skus) throws SQLException {
+    connection.setAutoCommit(false);
+    String sql =
+        "insert into domain_event_entry (aggregate_identifier, sequence_number, type,"
+            + " event_identifier, meta_data, payload, payload_revision, payload_type, time_stamp)"
+            + " values (?, ?, ?, ?, ?, ?, null, ?, ?)";
+    Instant t0 = Instant.parse("2026-11-30T10:00:00Z");
+    int written = 0;
+    try (PreparedStatement insert = connection.prepareStatement(sql)) {
+      for (int s = 0; s < skus && written < events; s++, written++) {
+        String sku = "bench-sku-" + s;
+        add(
+            insert,
+            sku,
+            0,
+            "Sku",
+            "{\"skuId\":\"" + sku + "\",\"initialStock\":1000000000,\"perUserLimit\":null}",
+            "io.stockade.api.sku.SkuRegistered",
+            t0);
+      }
+      int reservation = 0;
+      while (written < events) {
+        String id = "bench-R-" + reservation;
+        String sku = "bench-sku-" + (reservation % skus);
+        Instant at = t0.plusMillis(reservation);
+        String lines = "[{\"skuId\":\"" + sku + "\",\"quantity\":1}]";
+        String user = "u-" + (reservation % 5000);
+        add(
+            insert,
+            id,
+            0,
+            "Reservation",
+            reservation(id, user, lines)
+                + ",\"reservedAt\":\""
+                + at
+                + "\",\"expiresAt\":\""
+                + at.plusSeconds(900)
+                + "\",\"admissionSequence\":"
+                + (reservation + 1)
+                + ",\"gateEpoch\":1}",
+            "io.stockade.api.reservation.StockReserved",
+            at);
+        written++;
+        if (written < events && reservation % 3 == 0) {
+          add(
+              insert,
+              id,
+              1,
+              "Reservation",
+              reservation(id, user, lines) + ",\"confirmedAt\":\"" + at.plusMillis(1) + "\"}",
+              "io.stockade.api.reservation.StockConfirmed",
+              at.plusMillis(1));
+          written++;
+        } else if (written < events && reservation % 3 == 1) {
+          add(
+              insert,
+              id,
+              1,
+              "Reservation",
+              reservation(id, user, lines)
+                  + ",\"reason\":\"CANCELLED\",\"releasedAt\":\""
+                  + at.plusMillis(1)
+                  + "\"}",
+              "io.stockade.api.reservation.StockReleased",
+              at.plusMillis(1));
+          written++;
+        }
+        reservation++;
+        if (written % 5000 < 2) {
+          insert.executeBatch();
+          connection.commit();
+        }
+      }
+      insert.executeBatch();
+      connection.commit();
+    }
+  }
+
+  /** Reads every column of every row, in global-index order; rows per second. */
+  public static double scan(Connection connection) throws SQLException {
+    long started = System.nanoTime();
+    long rows = 0;
+    long bytes = 0;
+    try (Statement statement =
+        connection.createStatement(ResultSet.TYPE_FORWARD_ONLY, ResultSet.CONCUR_READ_ONLY)) {
+      statement.setFetchSize(1000);
+      try (ResultSet rs =
+          statement.executeQuery(
+              "select global_index, aggregate_identifier, sequence_number, type,"
+                  + " event_identifier, meta_data, payload, payload_revision, payload_type,"
+                  + " time_stamp from domain_event_entry order by global_index")) {
+        while (rs.next()) {
+          rows++;
+          bytes += rs.getBytes(7).length + rs.getString(10).length();
+        }
+      }
+    }
+    if (bytes == 0) {
+      throw new IllegalStateException("Scanned nothing");
+    }
+    return rows / ((System.nanoTime() - started) / 1e9);
+  }
+
+  private static void add(
+      PreparedStatement insert,
+      String aggregate,
+      long sequence,
+      String type,
+      String payload,
+      String payloadType,
+      Instant at)
+      throws SQLException {
+    // Each aggregate type's streams in its own namespace, as the command side writes them.
+    insert.setString(
+        1,
+        "Sku".equals(type) ? SkuEvent.streamId(aggregate) : ReservationEvent.streamId(aggregate));
+    insert.setLong(2, sequence);
+    insert.setString(3, type);
+    insert.setString(4, UUID.randomUUID().toString());
+    insert.setBytes(5, "{}".getBytes(StandardCharsets.UTF_8));
+    insert.setBytes(6, payload.getBytes(StandardCharsets.UTF_8));
+    insert.setString(7, payloadType);
+    insert.setString(8, at.toString());
+    insert.addBatch();
+  }
+
+  /** The members every reservation event's JSON begins with, up to its own ones. */
+  private static String reservation(String id, String user, String lines) {
+    return "{\"reservationId\":\"" + id + "\",\"userId\":\"" + user + "\",\"lines\":" + lines;
+  }
+}
