@@ -294,8 +294,8 @@ class StockLevels {
 
     private void add(Applied applied, long globalIndex) {
       Change change = applied.change();
-      // The ledger's key is (SKU, event): the event's lines of a SKU after its first are the
-      // entries the change-by-change insert finds existing and skips.
+      // A ledger entry is unique per (SKU, event): the event's lines of a SKU after its first are
+      // the entries the change-by-change insert finds existing and skips.
       for (int i = entries.size() - 1; i >= 0; i--) {
         Change earlier = entries.get(i).change();
         if (!earlier.eventId().equals(change.eventId())) {
