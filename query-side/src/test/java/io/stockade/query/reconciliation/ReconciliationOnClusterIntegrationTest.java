@@ -125,6 +125,13 @@ class ReconciliationOnClusterIntegrationTest {
     assertThat(gateRead.get("marker").asString()).isEqualTo("OPEN");
     assertThat(gateRead.get("pendingAdmissions").asInt()).isEqualTo(1);
     assertThat(gateRead.get("intents").asInt()).isEqualTo(2);
+    // A routine check reads the same gate without a SCAN, in the partitions the full one found on
+    // every master: the hot SKU's counters on all three, the reservation's parts, the pending one.
+    JsonNode routine = sku(hot);
+    assertThat(routine.get("gate").get("scope").asString()).isEqualTo("CHANGED");
+    assertThat(numbers(routine.get("skus").get(0).get("gate"))).containsExactly(30L, 25L, 5L, 0L);
+    assertThat(routine.get("gate").get("intents").asInt()).isEqualTo(2);
+    assertThat(routine.get("gate").get("pendingAdmissions").asInt()).isEqualTo(1);
 
     JsonNode other =
         await()
