@@ -180,13 +180,13 @@ class Reconciliation {
     // sooner than two of its poll intervals after it was requested.
     boolean replaying = replays.running();
     // Read before the gate: a row RESERVED now has its intent in the gate when the gate is read.
-    Set<String> reservedRows = replaying ? Set.of() : reservedRows();
+    Map<String, String> reservedRows = replaying ? Map.of() : reservedRows();
     // Redis first, then the events: every gate update follows its event, so an event the gate
     // reflects has been stored before the gate was read, and is folded.
     GateReader.Snapshot gate = null;
     String gateError = null;
     try {
-      gate = readGate(full, reservedRows);
+      gate = readGate(full, reservedRows.keySet());
     } catch (RuntimeException unavailable) {
       gateError = unavailable.getClass().getSimpleName() + ": " + unavailable.getMessage();
     }
@@ -519,15 +519,15 @@ class Reconciliation {
     return skus;
   }
 
-  /** The reservations the reservation view holds as RESERVED. */
-  private Set<String> reservedRows() {
-    Set<String> ids = new HashSet<>();
+  /** The reservations the reservation view holds as RESERVED, with their lines (JSON). */
+  private Map<String, String> reservedRows() {
+    Map<String, String> rows = new HashMap<>();
     jdbc.query(
-        "select reservation_id from reservation_view where status = 'RESERVED'",
+        "select reservation_id, lines_json from reservation_view where status = 'RESERVED'",
         rs -> {
-          ids.add(rs.getString(1));
+          rows.put(rs.getString(1), rs.getString(2));
         });
-    return ids;
+    return rows;
   }
 
   /**
@@ -536,22 +536,19 @@ class Reconciliation {
    * intent.
    */
   private List<ReservationMismatch> reservationMismatches(
-      GateReader.Snapshot gate, Set<String> reservedRows, Instant now) {
+      GateReader.Snapshot gate, Map<String, String> reservedRows, Instant now) {
     Map<String, GateReader.Intent> intents = new HashMap<>();
     gate.intents().forEach(intent -> intents.put(intent.reservationId(), intent));
     Set<String> ids = new HashSet<>(intents.keySet());
-    ids.addAll(reservedRows);
+    ids.addAll(reservedRows.keySet());
     Map<String, String> rows = new HashMap<>();
-    Map<String, String> rowLines = new HashMap<>();
     List<String> listed = new ArrayList<>(ids);
     for (int from = 0; from < listed.size(); from += BATCH) {
       named.query(
-          "select reservation_id, status, lines_json from reservation_view"
-              + " where reservation_id in (:ids)",
+          "select reservation_id, status from reservation_view where reservation_id in (:ids)",
           Map.of("ids", listed.subList(from, Math.min(listed.size(), from + BATCH))),
           rs -> {
             rows.put(rs.getString(1), rs.getString(2));
-            rowLines.put(rs.getString(1), rs.getString(3));
           });
     }
     List<ReservationMismatch> mismatches = new ArrayList<>();
@@ -564,7 +561,8 @@ class Reconciliation {
             mismatch(id, intent.state(), row, List.copyOf(intent.lines().keySet()), now));
         mismatched.add(id);
       } else if (intent == null && "RESERVED".equals(row)) {
-        mismatches.add(mismatch(id, null, row, skuIds(rowLines.get(id)), now));
+        // Without an intent, it was RESERVED before the gate was read: its lines were read then.
+        mismatches.add(mismatch(id, null, row, skuIds(reservedRows.get(id)), now));
         mismatched.add(id);
       }
     }
