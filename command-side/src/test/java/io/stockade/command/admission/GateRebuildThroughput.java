@@ -1,6 +1,7 @@
 package io.stockade.command.admission;
 
 import io.stockade.command.CommandSideApplication;
+import io.stockade.platform.testing.BenchRun;
 import io.stockade.platform.testing.GeneratedEventStore;
 import io.stockade.platform.testing.TestTokens;
 import java.sql.Connection;
@@ -57,31 +58,16 @@ public final class GateRebuildThroughput {
   private GateRebuildThroughput() {}
 
   public static void main(String[] args) throws Exception {
-    Map<String, String> options = new HashMap<>();
-    for (String arg : args) {
-      int eq = arg.indexOf('=');
-      options.put(arg.substring(0, eq), arg.substring(eq + 1));
-    }
-    String host = options.getOrDefault("host", "127.0.0.1");
-    String port = options.getOrDefault("port", "3306");
-    String user = options.getOrDefault("user", "root");
-    String password = options.getOrDefault("password", "");
-    String database = options.getOrDefault("database", "stockade_bench_rebuild");
-    String redisHost = options.getOrDefault("redisHost", "127.0.0.1");
-    String redisPort = options.getOrDefault("redisPort", "6391");
-    int events = Integer.parseInt(options.getOrDefault("events", "1000000"));
-    int skus = Integer.parseInt(options.getOrDefault("skus", "100"));
-    int scans = Integer.parseInt(options.getOrDefault("scans", "3"));
-    boolean keep = Boolean.parseBoolean(options.getOrDefault("keep", "false"));
-    String server = "jdbc:mariadb://" + host + ":" + port + "/";
-    String urlOptions = "?connectionTimeZone=UTC&forceConnectionTimeZoneToSession=true";
-    String url = server + database + urlOptions;
-
-    try (Connection admin = DriverManager.getConnection(server + urlOptions, user, password);
-        Statement statement = admin.createStatement()) {
-      statement.execute("DROP DATABASE IF EXISTS `" + database + "`");
-      statement.execute("CREATE DATABASE `" + database + "`");
-    }
+    BenchRun run = BenchRun.of(args, "stockade_bench_rebuild");
+    String user = run.user();
+    String password = run.password();
+    String redisHost = run.option("redisHost", "127.0.0.1");
+    String redisPort = run.option("redisPort", "6391");
+    int events = run.number("events", 1_000_000);
+    int skus = run.number("skus", 100);
+    int scans = run.number("scans", 3);
+    String url = run.url();
+    run.createDatabase();
     ConfigurableApplicationContext app =
         new SpringApplicationBuilder(CommandSideApplication.class)
             .run(
@@ -103,14 +89,14 @@ public final class GateRebuildThroughput {
           .orElseThrow()
           .shutDown();
       long started = System.nanoTime();
-      try (Connection connection = DriverManager.getConnection(url, user, password)) {
+      try (Connection connection = run.connect()) {
         GeneratedEventStore.write(connection, events, skus);
       }
       System.out.printf("wrote %d events in %.1f s%n", events, (System.nanoTime() - started) / 1e9);
 
       List<Double> scanRates = new ArrayList<>();
       for (int i = 0; i < scans; i++) {
-        try (Connection connection = DriverManager.getConnection(url, user, password)) {
+        try (Connection connection = run.connect()) {
           double rate = GeneratedEventStore.scan(connection);
           scanRates.add(rate);
           System.out.printf("scan %d: %.0f rows/s%n", i + 1, rate);
@@ -148,12 +134,7 @@ public final class GateRebuildThroughput {
       }
     } finally {
       app.close();
-      if (!keep) {
-        try (Connection admin = DriverManager.getConnection(server + urlOptions, user, password);
-            Statement statement = admin.createStatement()) {
-          statement.execute("DROP DATABASE IF EXISTS `" + database + "`");
-        }
-      }
+      run.dropDatabase();
     }
     System.exit(0);
   }

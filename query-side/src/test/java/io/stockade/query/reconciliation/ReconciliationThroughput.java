@@ -6,6 +6,7 @@ import io.stockade.api.reservation.StockReserved;
 import io.stockade.api.sku.SkuEvent;
 import io.stockade.api.sku.SkuRegistered;
 import io.stockade.localinfra.EmbeddedRedis;
+import io.stockade.platform.testing.BenchRun;
 import io.stockade.platform.testing.TestTokens;
 import io.stockade.query.QuerySideApplication;
 import java.lang.management.ManagementFactory;
@@ -14,11 +15,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.Statement;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -67,32 +66,17 @@ public final class ReconciliationThroughput {
   private ReconciliationThroughput() {}
 
   public static void main(String[] args) throws Exception {
-    Map<String, String> options = new HashMap<>();
-    for (String arg : args) {
-      int eq = arg.indexOf('=');
-      options.put(arg.substring(0, eq), arg.substring(eq + 1));
-    }
-    String host = options.getOrDefault("host", "127.0.0.1");
-    String port = options.getOrDefault("port", "3306");
-    String user = options.getOrDefault("user", "root");
-    String password = options.getOrDefault("password", "");
-    String database = options.getOrDefault("database", "stockade_bench_reconciliation");
-    int intents = Integer.parseInt(options.getOrDefault("intents", "1000000"));
-    int skus = Integer.parseInt(options.getOrDefault("skus", "100"));
-    int changes = Integer.parseInt(options.getOrDefault("changes", "10000"));
-    int rounds = Integer.parseInt(options.getOrDefault("rounds", "3"));
-    boolean keep = Boolean.parseBoolean(options.getOrDefault("keep", "false"));
-    String server = "jdbc:mariadb://" + host + ":" + port + "/";
-    String zone = "?connectionTimeZone=UTC&forceConnectionTimeZoneToSession=true";
-
-    try (Connection admin = DriverManager.getConnection(server + zone, user, password);
-        Statement statement = admin.createStatement()) {
-      statement.execute("DROP DATABASE IF EXISTS `" + database + "`");
-      statement.execute("CREATE DATABASE `" + database + "`");
-    }
+    BenchRun run = BenchRun.of(args, "stockade_bench_reconciliation");
+    String user = run.user();
+    String password = run.password();
+    int intents = run.number("intents", 1_000_000);
+    int skus = run.number("skus", 100);
+    int changes = run.number("changes", 10_000);
+    int rounds = run.number("rounds", 3);
+    run.createDatabase();
     Path redisDir = Files.createTempDirectory("bench-reconciliation-redis");
     EmbeddedRedis redisServer = EmbeddedRedis.start(redisDir);
-    String url = server + database + zone;
+    String url = run.url();
     ConfigurableApplicationContext context =
         new SpringApplicationBuilder(QuerySideApplication.class)
             .run(
@@ -122,7 +106,7 @@ public final class ReconciliationThroughput {
       publish(eventStore, transaction, registrations);
       writeGate(redis, intents, skus);
       System.out.printf("gate written in %.1f s%n", (System.nanoTime() - started) / 1e9);
-      try (Connection connection = DriverManager.getConnection(url, user, password)) {
+      try (Connection connection = run.connect()) {
         writeRows(connection, intents, skus);
       }
       System.out.printf(
@@ -147,7 +131,7 @@ public final class ReconciliationThroughput {
                 });
         publish(eventStore, transaction, reserved);
         // The projection's work is done before the check, so as not to be measured with it.
-        try (Connection connection = DriverManager.getConnection(url, user, password)) {
+        try (Connection connection = run.connect()) {
           awaitRows(connection, next);
         }
         measure("routine(" + changes + " new)", reconciliation, redis, false);
@@ -157,12 +141,7 @@ public final class ReconciliationThroughput {
     } finally {
       context.close();
       redisServer.stop();
-      if (!keep) {
-        try (Connection admin = DriverManager.getConnection(server + zone, user, password);
-            Statement statement = admin.createStatement()) {
-          statement.execute("DROP DATABASE IF EXISTS `" + database + "`");
-        }
-      }
+      run.dropDatabase();
     }
     // Threads of the closed context's clients may linger; the measurement is done.
     System.exit(0);

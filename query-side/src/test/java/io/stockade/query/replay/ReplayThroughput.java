@@ -1,5 +1,6 @@
 package io.stockade.query.replay;
 
+import io.stockade.platform.testing.BenchRun;
 import io.stockade.platform.testing.GeneratedEventStore;
 import io.stockade.platform.testing.TestTokens;
 import io.stockade.query.QuerySideApplication;
@@ -10,9 +11,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Properties;
 import org.axonframework.config.EventProcessingConfiguration;
 import org.axonframework.config.ProcessingGroup;
@@ -53,33 +52,18 @@ public final class ReplayThroughput {
   private ReplayThroughput() {}
 
   public static void main(String[] args) throws Exception {
-    Map<String, String> options = new HashMap<>();
-    for (String arg : args) {
-      int eq = arg.indexOf('=');
-      options.put(arg.substring(0, eq), arg.substring(eq + 1));
-    }
-    String host = options.getOrDefault("host", "127.0.0.1");
-    String port = options.getOrDefault("port", "3306");
-    String user = options.getOrDefault("user", "root");
-    String password = options.getOrDefault("password", "");
-    String database = options.getOrDefault("database", "stockade_bench_replay");
-    int events = Integer.parseInt(options.getOrDefault("events", "1000000"));
-    int skus = Integer.parseInt(options.getOrDefault("skus", "100"));
-    int scans = Integer.parseInt(options.getOrDefault("scans", "3"));
-    boolean keep = Boolean.parseBoolean(options.getOrDefault("keep", "false"));
-    boolean withReplays = Boolean.parseBoolean(options.getOrDefault("replays", "true"));
-    boolean again = Boolean.parseBoolean(options.getOrDefault("again", "false"));
-    String server = "jdbc:mariadb://" + host + ":" + port + "/";
-    String options1 = "?connectionTimeZone=UTC&forceConnectionTimeZoneToSession=true";
-
-    try (Connection admin = DriverManager.getConnection(server + options1, user, password);
-        Statement statement = admin.createStatement()) {
-      statement.execute("DROP DATABASE IF EXISTS `" + database + "`");
-      statement.execute("CREATE DATABASE `" + database + "`");
-    }
-    String redisHost = options.getOrDefault("redisHost", "127.0.0.1");
-    String redisPort = options.getOrDefault("redisPort", "6379");
-    String url = server + database + options1;
+    BenchRun run = BenchRun.of(args, "stockade_bench_replay");
+    String user = run.user();
+    String password = run.password();
+    int events = run.number("events", 1_000_000);
+    int skus = run.number("skus", 100);
+    int scans = run.number("scans", 3);
+    boolean withReplays = run.flag("replays", true);
+    boolean again = run.flag("again", false);
+    run.createDatabase();
+    String redisHost = run.option("redisHost", "127.0.0.1");
+    String redisPort = run.option("redisPort", "6379");
+    String url = run.url();
     Properties projection = projectionSettings();
     ConfigurableApplicationContext app =
         new SpringApplicationBuilder(QuerySideApplication.class, NoOpProjection.class)
@@ -113,14 +97,14 @@ public final class ReplayThroughput {
         processing.eventProcessor(name, StreamingEventProcessor.class).orElseThrow().shutDown();
       }
       long started = System.nanoTime();
-      try (Connection connection = DriverManager.getConnection(url, user, password)) {
+      try (Connection connection = run.connect()) {
         GeneratedEventStore.write(connection, events, skus);
       }
       System.out.printf("wrote %d events in %.1f s%n", events, (System.nanoTime() - started) / 1e9);
 
       List<Double> scanRates = new ArrayList<>();
       for (int i = 0; i < scans; i++) {
-        try (Connection connection = DriverManager.getConnection(url, user, password)) {
+        try (Connection connection = run.connect()) {
           double rate = GeneratedEventStore.scan(connection);
           scanRates.add(rate);
           System.out.printf("scan %d: %.0f rows/s%n", i + 1, rate);
@@ -155,12 +139,7 @@ public final class ReplayThroughput {
       }
     } finally {
       app.close();
-      if (!keep) {
-        try (Connection admin = DriverManager.getConnection(server + options1, user, password);
-            Statement statement = admin.createStatement()) {
-          statement.execute("DROP DATABASE IF EXISTS `" + database + "`");
-        }
-      }
+      run.dropDatabase();
     }
     System.exit(0);
   }
