@@ -61,7 +61,7 @@ class ReplayAcrossInstancesIntegrationTest {
         .atMost(Duration.ofSeconds(120))
         .until(
             () ->
-                caughtUp(a)
+                ReadModelRows.caughtUp(a)
                     && httpB.get("/api/reservations/" + lastReservation).getStatusCode().value()
                         == 200);
     Map<String, List<Map<String, Object>>> incremental = snapshot(a, run);
@@ -117,7 +117,10 @@ class ReplayAcrossInstancesIntegrationTest {
         Instant.now());
     await()
         .atMost(Duration.ofSeconds(60))
-        .until(() -> caughtUp(a) && httpB.get("/api/stock/" + sku).getStatusCode().value() == 200);
+        .until(
+            () ->
+                ReadModelRows.caughtUp(a)
+                    && httpB.get("/api/stock/" + sku).getStatusCode().value() == 200);
     // A third instance that died holding a claim: nobody can reset the tokens until it times out.
     jdbc(a)
         .update(
@@ -212,32 +215,9 @@ class ReplayAcrossInstancesIntegrationTest {
             replay -> !"RUNNING".equals(replay.get("status").asString()));
   }
 
-  /** Every segment of every projection has reached the head of the event store. */
-  private static boolean caughtUp(ConfigurableApplicationContext instance) {
-    long head =
-        jdbc(instance)
-            .queryForObject(
-                "select coalesce(max(global_index), 0) from domain_event_entry", Long.class);
-    return instance
-            .getBean(TokenEntries.class)
-            .lowestPosition(instance.getBean(ProjectionProcessors.class).names())
-            .orElse(-1)
-        >= head;
-  }
-
   private static Map<String, List<Map<String, Object>>> snapshot(
       ConfigurableApplicationContext instance, String run) {
-    JdbcTemplate jdbc = jdbc(instance);
-    return Map.of(
-        "stock_level",
-        jdbc.queryForList("select * from stock_level where sku_id = ?", "nodes-" + run),
-        "stock_ledger",
-        jdbc.queryForList(
-            "select * from stock_ledger where sku_id = ? order by event_id", "nodes-" + run),
-        "reservation_view",
-        jdbc.queryForList(
-            "select * from reservation_view where reservation_id like ? order by reservation_id",
-            "RN-" + run + "-%"));
+    return ReadModelRows.snapshot(instance, "nodes-" + run, "RN-" + run + "-");
   }
 
   /** A projection that, while held, waits in its handler, on whichever instance handles it. */

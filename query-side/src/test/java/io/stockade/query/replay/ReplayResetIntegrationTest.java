@@ -68,7 +68,7 @@ class ReplayResetIntegrationTest {
     String run = UUID.randomUUID().toString().substring(0, 8);
     String sku = "reset-" + run;
     workload(a, run, sku);
-    await().atMost(Duration.ofSeconds(120)).until(() -> caughtUp(a));
+    await().atMost(Duration.ofSeconds(120)).until(() -> ReadModelRows.caughtUp(a));
     Map<String, List<Map<String, Object>>> incremental = snapshot(a, run);
     jdbc(a).update("update stock_level set reserved = reserved + 100 where sku_id = ?", sku);
 
@@ -113,7 +113,7 @@ class ReplayResetIntegrationTest {
     String run = UUID.randomUUID().toString().substring(0, 8);
     String sku = "reset-" + run;
     workload(a, run, sku);
-    await().atMost(Duration.ofSeconds(120)).until(() -> caughtUp(a));
+    await().atMost(Duration.ofSeconds(120)).until(() -> ReadModelRows.caughtUp(a));
     jdbc(a).update("update stock_level set reserved = reserved + 100 where sku_id = ?", sku);
     Map<String, List<Map<String, Object>>> before = snapshot(a, run);
     List<Map<String, Object>> tokensBefore = tokens(a);
@@ -264,32 +264,9 @@ class ReplayResetIntegrationTest {
     }
   }
 
-  /** Every segment of every projection has reached the head of the event store. */
-  private static boolean caughtUp(ConfigurableApplicationContext instance) {
-    long head =
-        jdbc(instance)
-            .queryForObject(
-                "select coalesce(max(global_index), 0) from domain_event_entry", Long.class);
-    return instance
-            .getBean(TokenEntries.class)
-            .lowestPosition(instance.getBean(ProjectionProcessors.class).names())
-            .orElse(-1)
-        >= head;
-  }
-
   private static Map<String, List<Map<String, Object>>> snapshot(
       ConfigurableApplicationContext instance, String run) {
-    JdbcTemplate jdbc = jdbc(instance);
-    return Map.of(
-        "stock_level",
-        jdbc.queryForList("select * from stock_level where sku_id = ?", "reset-" + run),
-        "stock_ledger",
-        jdbc.queryForList(
-            "select * from stock_ledger where sku_id = ? order by event_id", "reset-" + run),
-        "reservation_view",
-        jdbc.queryForList(
-            "select * from reservation_view where reservation_id like ? order by reservation_id",
-            "RR-" + run + "-%"));
+    return ReadModelRows.snapshot(instance, "reset-" + run, "RR-" + run + "-");
   }
 
   /** The projections' tokens: where each segment is, as stored (who claims it aside). */
