@@ -11,10 +11,17 @@
 --                  (sorted set: intent keys scored by the admission's time by this Redis's
 --                  clock, TIME, in ms; the recovery sweeper's work list, cleared once the
 --                  reservation's event is stored; pending.lua reads it by the same clock)
--- KEYS[2+2i]       counters of the SKU of line i (hash)            stockade:{<t>}:sku:<skuId>
+-- KEYS[4]          the partition's decisions (stream)              stockade:{<t>}:gate:decisions
+--                  one entry per decision this script makes (admitted or refused), appended in
+--                  the same call, so that the stream's order is the order of decisions; the
+--                  command side moves the entries to the database (table gate_decision) and
+--                  trims what it moved. Entry: one field d, "<sequence> <epoch> <outcome>
+--                  <userId> <reservationId>" then "<skuId> <quantity> <availableAfter>" per
+--                  merged line; outcome A (admitted), I (insufficient stock), L (limit exceeded)
+-- KEYS[3+2i]       counters of the SKU of line i (hash)            stockade:{<t>}:sku:<skuId>
 --                  fields available, reserved, sold, limit (-1 = no per-user limit); for a SKU
 --                  split into buckets, the counters of the user's bucket, in this partition
--- KEYS[3+2i]       units each user holds of that SKU (hash)
+-- KEYS[4+2i]       units each user holds of that SKU (hash)
 --                  stockade:{<t>}:sku:<skuId>:holders
 --                  for i = 1..n, in the caller's line order
 -- ARGV[1]          userId
@@ -27,8 +34,10 @@
 --                  (given by its first part); an intent of another sequence is REUSED
 -- ARGV[6]          the partition's index p: a new sequence number is counter * 1024 + p, unique
 --                  across partitions
--- ARGV[5+2i]       skuId of line i
--- ARGV[6+2i]       quantity of line i, an integer from 1 to 2^31-1
+-- ARGV[7]          how many entries the decision stream keeps at most (MAXLEN ~): the backlog
+--                  the database may fall behind by before the oldest unmoved decisions are lost
+-- ARGV[6+2i]       skuId of line i
+-- ARGV[7+2i]       quantity of line i, an integer from 1 to 2^31-1
 --
 -- Lines naming the same SKU are merged (quantities added) before anything is checked;
 -- "line index" below is 0-based in the merged order (first occurrence of each SKU).
@@ -46,12 +55,16 @@
 --                                                 an intent written before intents kept it)
 --   {3}                                           REUSED: the id is known with other content, or
 --                                                 (with a given sequence) of another admission
---   {4, lineIndex}                                INSUFFICIENT: not enough available stock
---   {5, lineIndex, limit, alreadyHeld}            LIMIT_EXCEEDED: the user's allowance is too small
+--   {4, lineIndex, sequence}                      INSUFFICIENT: not enough available stock
+--   {5, lineIndex, limit, alreadyHeld, sequence}  LIMIT_EXCEEDED: the user's allowance is too small
 --   {6, lineIndex}                                UNKNOWN_SKU: no counters for that SKU
 --   error "ERR_ARGUMENT <reason>"                 malformed call; nothing written
 --   error "ERR_TYPE <key>"                        a key holds the wrong Redis type; nothing written
--- Every check runs before the first write, so a refusal or an error writes nothing.
+-- Every check runs before the first write. A decision (ADMITTED, INSUFFICIENT, LIMIT_EXCEEDED)
+-- takes a sequence number and appends its entry to the decision stream; a refusal writes nothing
+-- else. DUPLICATE and REUSED are no decisions (a retry answered from the record, a misused id),
+-- and an unknown SKU or an error writes nothing at all: an order naming an unknown SKU is answered
+-- UNKNOWN_SKU whatever its other lines.
 --
 -- Whether an admission was abandoned (pending for longer than a bound) is judged by one clock, the
 -- partition's Redis's: the pending score is its TIME, not the caller's now, so that an instance
@@ -100,13 +113,18 @@ local function has_type(key, expected)
 end
 
 -- Arguments.
-local line_count = (#ARGV - 6) / 2
-if #ARGV < 8 or line_count ~= math.floor(line_count) then
+local line_count = (#ARGV - 7) / 2
+if #ARGV < 9 or line_count ~= math.floor(line_count) then
   return argument_error(
-    'expected userId, fingerprint, now, hold, sequence, partition and (skuId, quantity) pairs')
+    'expected userId, fingerprint, now, hold, sequence, partition, backlog and (skuId, quantity)'
+      .. ' pairs')
 end
-if #KEYS ~= 3 + 2 * line_count then
-  return argument_error('expected 3 + 2 keys per line')
+if #KEYS ~= 4 + 2 * line_count then
+  return argument_error('expected 4 + 2 keys per line')
+end
+local reservation = string.match(KEYS[1], ':reservation:(.+)$')
+if reservation == nil then
+  return argument_error('intent key')
 end
 local user = ARGV[1]
 local fingerprint = ARGV[2]
@@ -132,13 +150,17 @@ end
 if partition == nil then
   return argument_error('partition')
 end
+local backlog = integer(ARGV[7], 1, 9007199254740991)
+if backlog == nil then
+  return argument_error('backlog')
+end
 
 -- Merge lines of the same SKU.
 local merged = {}
 local by_sku = {}
 for i = 1, line_count do
-  local sku = ARGV[5 + 2 * i]
-  local quantity = integer(ARGV[6 + 2 * i], 1, MAX_QUANTITY)
+  local sku = ARGV[6 + 2 * i]
+  local quantity = integer(ARGV[7 + 2 * i], 1, MAX_QUANTITY)
   if not valid_id(sku) then
     return argument_error('skuId of line ' .. (i - 1))
   end
@@ -147,7 +169,7 @@ for i = 1, line_count do
   end
   local line = by_sku[sku]
   if line == nil then
-    line = { sku = sku, quantity = 0, counters = KEYS[2 + 2 * i], holders = KEYS[3 + 2 * i] }
+    line = { sku = sku, quantity = 0, counters = KEYS[3 + 2 * i], holders = KEYS[4 + 2 * i] }
     by_sku[sku] = line
     merged[#merged + 1] = line
   end
@@ -163,6 +185,9 @@ if not has_type(KEYS[2], 'string') then
 end
 if not has_type(KEYS[3], 'zset') then
   return redis.error_reply('ERR_TYPE ' .. KEYS[3])
+end
+if not has_type(KEYS[4], 'stream') then
+  return redis.error_reply('ERR_TYPE ' .. KEYS[4])
 end
 for _, line in ipairs(merged) do
   if not has_type(line.counters, 'hash') then
@@ -191,33 +216,50 @@ if intent[1] then
     tonumber(intent[6] or '-1') }
 end
 
--- Check every line before taking anything.
+-- Read every line's counters, then check them in line order before taking anything.
 for index, line in ipairs(merged) do
   local counters = redis.call('HMGET', line.counters, 'available', 'limit')
   if counters[1] == false then
     return { 6, index - 1 }
   end
-  local available = integer(counters[1], 0, 9007199254740991)
-  local limit = integer(counters[2] or '-1', -1, 9007199254740991)
-  if available == nil or limit == nil then
+  line.available = integer(counters[1], 0, 9007199254740991)
+  line.limit = integer(counters[2] or '-1', -1, 9007199254740991)
+  if line.available == nil or line.limit == nil then
     return redis.error_reply('ERR_TYPE ' .. line.counters)
   end
-  if available < line.quantity then
-    return { 4, index - 1 }
+end
+
+-- The decision's sequence number and its entry in the decision stream, with each line's available
+-- units after it.
+local function decide(outcome, taken)
+  local sequence = given
+  if sequence == 0 then
+    sequence = redis.call('INCR', KEYS[2]) * 1024 + partition
   end
-  if limit >= 0 then
+  local entry = { sequence, gate_epoch, outcome, user, reservation }
+  for _, line in ipairs(merged) do
+    entry[#entry + 1] = line.sku
+    entry[#entry + 1] = line.quantity
+    entry[#entry + 1] = taken and line.available - line.quantity or line.available
+  end
+  redis.call('XADD', KEYS[4], 'MAXLEN', '~', backlog, '*', 'd', table.concat(entry, ' '))
+  return sequence
+end
+
+for index, line in ipairs(merged) do
+  if line.available < line.quantity then
+    return { 4, index - 1, decide('I', false) }
+  end
+  if line.limit >= 0 then
     local held = tonumber(redis.call('HGET', line.holders, user) or '0')
-    if held + line.quantity > limit then
-      return { 5, index - 1, limit, held }
+    if held + line.quantity > line.limit then
+      return { 5, index - 1, line.limit, held, decide('L', false) }
     end
   end
 end
 
 -- Take every line and record the intent, in one step.
-local sequence = given
-if sequence == 0 then
-  sequence = redis.call('INCR', KEYS[2]) * 1024 + partition
-end
+local sequence = decide('A', true)
 local expires = now + hold
 local recorded = {}
 for _, line in ipairs(merged) do

@@ -39,6 +39,8 @@ CREATE TABLE IF NOT EXISTS gate_decision_drain (
   partition_tag VARCHAR(32)  NOT NULL,
   last_entry    VARCHAR(48)  NULL,
   drained       BIGINT       NOT NULL,
+  -- The highest sequence number moved: a rebuilt gate's sequences go on above it.
+  max_sequence  BIGINT       NOT NULL DEFAULT 0,
   changed_at    TIMESTAMP(6) NOT NULL,
   PRIMARY KEY (partition_tag)
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;

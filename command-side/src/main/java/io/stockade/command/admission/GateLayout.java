@@ -219,6 +219,15 @@ final class GateLayout {
     }
 
     /**
+     * Stream of the decisions the gate made in this partition (admitted or refused), in the order
+     * it made them, until they are moved to the database: see reserve.lua and {@link
+     * DecisionDrain}. A rebuild keeps it.
+     */
+    String decisions() {
+      return prefix() + "gate:decisions";
+    }
+
+    /**
      * Sorted set of the moves of units out of this partition's buckets not yet known to have
      * arrived, scored by this partition's server clock (ms): {@code "<moveId> <skuId>
      * <targetPartition> <units>"}.

@@ -24,6 +24,10 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *     script call (for example {@code ^([^.]+)\.} places {@code shop1.tee} and {@code shop1.mug}
  *     together). Unset, or when an id does not match, the whole id places the SKU. Every instance
  *     must use the same pattern; a change rebuilds the gate.
+ * @param decisionBacklog how many decisions each partition's decision stream holds at most while
+ *     they wait to be moved to the database: if the database stays unreachable for longer than that
+ *     many decisions take, the oldest ones not yet moved are trimmed away (about 100 bytes of Redis
+ *     memory each)
  */
 @ConfigurationProperties("stockade.gate")
 record GateProperties(
@@ -32,4 +36,5 @@ record GateProperties(
     @DefaultValue("60s") Duration rebuildLease,
     @DefaultValue("60s") Duration openOnStart,
     Integer partitions,
-    String placementPattern) {}
+    String placementPattern,
+    @DefaultValue("1000000") long decisionBacklog) {}

@@ -26,6 +26,7 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.RedisClusterNode;
@@ -79,12 +80,19 @@ class GateRebuild {
   private final GateLayout layout;
   private final Duration retention;
   private final Clock clock;
+  private final ObjectProvider<DecisionDrain> decisions;
 
-  GateRebuild(EventTableFold events, GateLayout layout, GateProperties properties, Clock clock) {
+  GateRebuild(
+      EventTableFold events,
+      GateLayout layout,
+      GateProperties properties,
+      Clock clock,
+      ObjectProvider<DecisionDrain> decisions) {
     this.events = events;
     this.layout = layout;
     this.retention = properties.intentRetention();
     this.clock = clock;
+    this.decisions = decisions;
   }
 
   /** Thrown when another instance's rebuild took over: this one stops, having written nothing. */
@@ -157,8 +165,10 @@ class GateRebuild {
     int stale = 0;
     for (String key : keys(redis, GateLayout.PATTERN)) {
       Partition partition = layout.partitionOfSlot(SlotHash.getSlot(key));
+      // The decision streams are the decisions' only copy until they are moved to the database.
       if (key.startsWith(GateLayout.NOT_GATE_PREFIX)
-          || (partition != null && partition.marker().equals(key))) {
+          || (partition != null
+              && (partition.marker().equals(key) || partition.decisions().equals(key)))) {
         continue;
       }
       if (partition == null) {
@@ -219,8 +229,10 @@ class GateRebuild {
                 reservedByBucket.get(skuId)));
     intents.forEach(
         (reservationId, intent) -> write(writers, image, servers, reservationId, intent, now));
-    // Every partition's sequence goes on above every sequence in the record.
-    String counter = String.valueOf(image.sequence / GateLayout.STRIDE + 1);
+    // Every partition's sequence goes on above every sequence in the record, in the decision log
+    // and in the decision streams; and above the batch of decisions a drain may still be moving
+    // from a stream Redis lost.
+    String counter = String.valueOf(highestSequence(redis, image) / GateLayout.STRIDE + 1);
     for (Writer writer : writers) {
       writer.add("SET", writer.partition.sequence(), counter);
     }
@@ -238,6 +250,18 @@ class GateRebuild {
         stale,
         Duration.ofNanos(System.nanoTime() - started).toMillis(),
         Duration.ofNanos(folded - started).toMillis());
+  }
+
+  private long highestSequence(StringRedisTemplate redis, GateImage image) {
+    DecisionDrain drain = decisions.getIfAvailable();
+    if (drain == null) {
+      return image.sequence;
+    }
+    long highest = Math.max(image.sequence, drain.highestSequence());
+    for (Partition partition : layout.partitions()) {
+      highest = Math.max(highest, DecisionDrain.lastSequence(redis, partition));
+    }
+    return highest + (long) drain.batch() * GateLayout.STRIDE;
   }
 
   /**

@@ -87,6 +87,7 @@ class RedisAdmissionGate implements AdmissionGate {
   private final GateSessions sessions;
   private final GateLayout layout;
   private final String retentionMillis;
+  private final long decisionBacklog;
   private final Map<String, List<Partition>> placements = new ConcurrentHashMap<>();
   private volatile long placementsEpoch;
 
@@ -94,6 +95,7 @@ class RedisAdmissionGate implements AdmissionGate {
     this.sessions = sessions;
     this.layout = layout;
     this.retentionMillis = String.valueOf(properties.intentRetention().toMillis());
+    this.decisionBacklog = properties.decisionBacklog();
   }
 
   /**
@@ -501,6 +503,7 @@ class RedisAdmissionGate implements AdmissionGate {
     keys.add(partition.intent(admission.reservationId()));
     keys.add(partition.sequence());
     keys.add(partition.pending());
+    keys.add(partition.decisions());
     List<Object> args = new ArrayList<>();
     args.add(admission.userId());
     args.add(admission.fingerprint());
@@ -508,6 +511,7 @@ class RedisAdmissionGate implements AdmissionGate {
     args.add(admission.hold().toMillis());
     args.add(sequence);
     args.add(partition.index());
+    args.add(decisionBacklog);
     for (ReservationLine line : lines) {
       keys.add(partition.counters(line.skuId()));
       keys.add(partition.holders(line.skuId()));

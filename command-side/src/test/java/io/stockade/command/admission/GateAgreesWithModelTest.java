@@ -16,6 +16,9 @@ import java.util.Random;
 import java.util.TreeMap;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
+import org.springframework.data.domain.Range;
+import org.springframework.data.redis.connection.Limit;
+import org.springframework.data.redis.connection.stream.MapRecord;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 
@@ -157,9 +160,11 @@ class GateAgreesWithModelTest {
               merged(prefix, reserve.lines()),
               HOLD,
               NOW);
+      String before = lastDecision();
       AdmissionDecision actual = gate.reserve(admission);
       long sequence = actual instanceof AdmissionDecision.Admitted a ? a.sequence() : -1;
       assertThat(actual).as("%s", step).isEqualTo(model.reserve(admission, sequence));
+      checkDecision(before, admission, actual, model, step);
       return actual instanceof AdmissionDecision.Duplicate d
           ? "Duplicate " + d.state()
           : actual.getClass().getSimpleName();
@@ -210,6 +215,62 @@ class GateAgreesWithModelTest {
     List<ReservationLine> merged = new ArrayList<>();
     quantities.forEach((sku, quantity) -> merged.add(new ReservationLine(sku, quantity)));
     return merged;
+  }
+
+  /** The id of the partition's newest decision entry, or "0-0". */
+  private String lastDecision() {
+    List<MapRecord<String, Object, Object>> last =
+        redis
+            .opsForStream()
+            .reverseRange(
+                TestRedis.PARTITION.decisions(), Range.unbounded(), Limit.limit().count(1));
+    return last == null || last.isEmpty() ? "0-0" : last.get(0).getId().getValue();
+  }
+
+  /**
+   * A decision (admitted, insufficient, limit exceeded) appends exactly one entry to the decision
+   * stream: its outcome, the admission's sequence, user and reservation, and every merged line with
+   * the SKU's available units after it, as the model has them. Anything else appends none.
+   */
+  private void checkDecision(
+      String before, Admission admission, AdmissionDecision actual, GateModel model, Step step) {
+    List<MapRecord<String, Object, Object>> appended =
+        redis
+            .opsForStream()
+            .range(
+                TestRedis.PARTITION.decisions(),
+                Range.rightUnbounded(Range.Bound.exclusive(before)));
+    String outcome =
+        actual instanceof AdmissionDecision.Admitted
+            ? "A"
+            : actual instanceof AdmissionDecision.Insufficient
+                ? "I"
+                : actual instanceof AdmissionDecision.LimitExceeded ? "L" : null;
+    if (outcome == null) {
+      assertThat(appended).as("decisions appended by %s", step).isEmpty();
+      return;
+    }
+    assertThat(appended).as("decisions appended by %s", step).hasSize(1);
+    String[] fields = String.valueOf(appended.get(0).getValue().get("d")).split(" ");
+    if (actual instanceof AdmissionDecision.Admitted admitted) {
+      assertThat(fields[0])
+          .as("sequence of %s", step)
+          .isEqualTo(String.valueOf(admitted.sequence()));
+    }
+    List<String> expected =
+        new ArrayList<>(
+            List.of(
+                fields[0],
+                String.valueOf(TestRedis.epoch(redis)),
+                outcome,
+                admission.userId(),
+                admission.reservationId()));
+    for (ReservationLine line : admission.lines()) {
+      expected.add(line.skuId());
+      expected.add(String.valueOf(line.quantity()));
+      expected.add(String.valueOf(model.counters(line.skuId()).orElseThrow().available));
+    }
+    assertThat(fields).as("decision of %s", step).containsExactlyElementsOf(expected);
   }
 
   /** Compares each SKU's counters and holders in Redis with the model's. */

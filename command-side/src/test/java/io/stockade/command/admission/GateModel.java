@@ -108,12 +108,15 @@ final class GateModel {
           : new AdmissionDecision.Reused();
     }
     List<ReservationLine> lines = admission.lines();
+    // An order naming an unknown SKU is no decision: answered so whatever its other lines.
+    for (int index = 0; index < lines.size(); index++) {
+      if (!skus.containsKey(lines.get(index).skuId())) {
+        return new AdmissionDecision.UnknownSku(lines.get(index).skuId(), index);
+      }
+    }
     for (int index = 0; index < lines.size(); index++) {
       ReservationLine line = lines.get(index);
       Counters counters = skus.get(line.skuId());
-      if (counters == null) {
-        return new AdmissionDecision.UnknownSku(line.skuId(), index);
-      }
       if (counters.available < line.quantity()) {
         return new AdmissionDecision.Insufficient(line.skuId(), index);
       }

@@ -143,6 +143,7 @@ final class GateThroughput {
                     TestRedis.PARTITION.intent(id),
                     TestRedis.PARTITION.sequence(),
                     TestRedis.PARTITION.pending(),
+                    TestRedis.PARTITION.decisions(),
                     TestRedis.LAYOUT.counters(sku),
                     TestRedis.LAYOUT.holders(sku)
                   };
@@ -160,6 +161,7 @@ final class GateThroughput {
                               String.valueOf(HOLD.toMillis()),
                               "0",
                               "0",
+                              "1000000",
                               sku,
                               "1");
                   return CODES[((Long) reply.get(0)).intValue()];

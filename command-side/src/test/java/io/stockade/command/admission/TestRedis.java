@@ -125,7 +125,8 @@ public final class TestRedis {
         Duration.ofSeconds(60),
         Duration.ofSeconds(60),
         null,
-        null);
+        null,
+        1_000_000);
   }
 
   /**

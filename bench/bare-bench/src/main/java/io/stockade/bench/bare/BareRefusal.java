@@ -150,14 +150,16 @@ public final class BareRefusal {
         JsonNode line = request.get("lines").get(0);
         String skuId = line.get("skuId").asText();
         long quantity = line.get("quantity").asLong();
-        // As RedisAdmissionGate.reservePart: the marker first, then intent, sequence, pending, the
-        // SKU's counters and holders; the epoch, then user, fingerprint (Admission.fingerprint),
-        // now, hold, sequence 0 (take one), the partition, the line.
+        // As RedisAdmissionGate.reservePart: the marker first, then intent, sequence, pending,
+        // decisions, the SKU's counters and holders; the epoch, then user, fingerprint
+        // (Admission.fingerprint), now, hold, sequence 0 (take one), the partition, the decision
+        // backlog, the line.
         String[] keys = {
           prefix + "gate",
           prefix + "reservation:" + reservationId,
           prefix + "gate:sequence",
           prefix + "gate:pending",
+          prefix + "gate:decisions",
           prefix + "sku:" + skuId,
           prefix + "sku:" + skuId + ":holders"
         };
@@ -169,6 +171,7 @@ public final class BareRefusal {
           holdMillis,
           "0",
           partition,
+          "1000000",
           skuId,
           String.valueOf(quantity)
         };

@@ -35,7 +35,8 @@ public final class StandaloneGate implements AutoCloseable {
           Duration.ofSeconds(60),
           Duration.ofSeconds(60),
           null,
-          null);
+          null,
+          1_000_000);
 
   /** A standalone Redis's layout: one partition. */
   private static final GateLayout LAYOUT = new GateLayout(1, null);

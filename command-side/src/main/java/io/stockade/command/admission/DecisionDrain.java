@@ -1,0 +1,232 @@
+package io.stockade.command.admission;
+
+import io.stockade.command.admission.GateLayout.Partition;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.dao.DataAccessException;
+import org.springframework.data.domain.Range;
+import org.springframework.data.redis.connection.Limit;
+import org.springframework.data.redis.connection.stream.MapRecord;
+import org.springframework.data.redis.connection.stream.RecordId;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.scheduling.annotation.Scheduled;
+import org.springframework.stereotype.Component;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * Moves the gate's decisions from each partition's decision stream in Redis (reserve.lua appends
+ * one entry per decision) into the table {@code gate_decision}, in bulk: one transaction per batch
+ * of entries, not per decision. Every instance drains, one at a time per partition (the partition's
+ * row of {@code gate_decision_drain}, locked FOR UPDATE SKIP LOCKED). Entries are deleted from the
+ * stream once their rows have committed; an instance stopped in between leaves them to be moved
+ * again, which the rows' primary key makes harmless.
+ *
+ * <p>What a Redis that loses its data can take: the entries not yet moved, normally those of the
+ * last {@code stockade.decisions.drain-interval} and of the drain under way.
+ */
+@Component
+@ConditionalOnProperty(
+    name = "stockade.decisions.enabled",
+    havingValue = "true",
+    matchIfMissing = true)
+class DecisionDrain {
+
+  private static final Logger log = LoggerFactory.getLogger(DecisionDrain.class);
+
+  static final String INSERT =
+      "insert into gate_decision (sku_id, decided_at, entry_seq, gate_partition, epoch, sequence,"
+          + " reservation_id, user_id, quantity, outcome, available_after)"
+          + " values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+          + " on duplicate key update epoch = epoch";
+
+  private final StringRedisTemplate redis;
+  private final GateLayout layout;
+  private final JdbcTemplate jdbc;
+  private final TransactionTemplate transactions;
+  private final DecisionLogProperties properties;
+  private final Clock clock;
+
+  DecisionDrain(
+      StringRedisTemplate redis,
+      GateLayout layout,
+      JdbcTemplate jdbc,
+      PlatformTransactionManager transactions,
+      DecisionLogProperties properties,
+      Clock clock) {
+    this.redis = redis;
+    this.layout = layout;
+    this.jdbc = jdbc;
+    this.transactions = new TransactionTemplate(transactions);
+    this.transactions.setTimeout(30);
+    this.properties = properties;
+    this.clock = clock;
+  }
+
+  @Scheduled(fixedDelayString = "${stockade.decisions.drain-interval:200ms}")
+  void drainAll() {
+    for (Partition partition : layout.partitions()) {
+      try {
+        drain(partition);
+      } catch (DataAccessException e) {
+        log.warn(
+            "Decisions of partition {} not moved now; the next drain goes on", partition.tag(), e);
+      }
+    }
+  }
+
+  /**
+   * Moves the partition's decisions until its stream is empty (or another instance is moving them).
+   *
+   * @return how many entries it moved
+   */
+  int drain(Partition partition) {
+    int moved = 0;
+    int batch;
+    do {
+      Integer done = transactions.execute(status -> drainBatch(partition));
+      batch = done == null ? 0 : done;
+      moved += batch;
+    } while (batch == properties.drainBatch());
+    return moved;
+  }
+
+  private int drainBatch(Partition partition) {
+    jdbc.update(
+        "insert ignore into gate_decision_drain (partition_tag, drained, changed_at)"
+            + " values (?, 0, utc_timestamp(6))",
+        partition.tag());
+    List<String> locked =
+        jdbc.queryForList(
+            "select partition_tag from gate_decision_drain where partition_tag = ?"
+                + " for update skip locked",
+            String.class,
+            partition.tag());
+    if (locked.isEmpty()) {
+      return 0; // Another instance is moving them.
+    }
+    List<MapRecord<String, Object, Object>> entries =
+        redis
+            .opsForStream()
+            .range(
+                partition.decisions(),
+                Range.unbounded(),
+                Limit.limit().count(properties.drainBatch()));
+    if (entries == null || entries.isEmpty()) {
+      return 0;
+    }
+    List<Object[]> rows = new ArrayList<>(entries.size());
+    for (MapRecord<String, Object, Object> entry : entries) {
+      rows(partition, entry, rows);
+    }
+    jdbc.batchUpdate(INSERT, rows);
+    long highest = 0;
+    for (Object[] row : rows) {
+      highest = Math.max(highest, (Long) row[5]);
+    }
+    RecordId last = entries.get(entries.size() - 1).getId();
+    jdbc.update(
+        "update gate_decision_drain set last_entry = ?, drained = drained + ?,"
+            + " max_sequence = greatest(max_sequence, ?), changed_at = utc_timestamp(6)"
+            + " where partition_tag = ?",
+        last.getValue(),
+        entries.size(),
+        highest,
+        partition.tag());
+    // Deleted after the rows commit: a failure in between leaves entries that are moved again.
+    RecordId[] ids = entries.stream().map(MapRecord::getId).toArray(RecordId[]::new);
+    TransactionSynchronizationManager.registerSynchronization(
+        new TransactionSynchronization() {
+          @Override
+          public void afterCommit() {
+            redis.opsForStream().delete(partition.decisions(), ids);
+          }
+        });
+    return entries.size();
+  }
+
+  /**
+   * The rows of one entry: {@code d = "<sequence> <epoch> <outcome> <userId> <reservationId>"} then
+   * {@code "<skuId> <quantity> <availableAfter>"} per line (reserve.lua).
+   */
+  static void rows(
+      Partition partition, MapRecord<String, Object, Object> entry, List<Object[]> rows) {
+    String[] fields = String.valueOf(entry.getValue().get("d")).split(" ");
+    RecordId id = entry.getId();
+    String outcome =
+        switch (fields[2]) {
+          case "A" -> "ADMITTED";
+          case "I" -> "INSUFFICIENT_STOCK";
+          case "L" -> "PURCHASE_LIMIT_EXCEEDED";
+          default -> throw new IllegalStateException("Decision entry " + id + ": " + fields[2]);
+        };
+    for (int line = 5; line + 2 < fields.length; line += 3) {
+      rows.add(
+          new Object[] {
+            fields[line],
+            id.getTimestamp(),
+            id.getSequence(),
+            partition.index(),
+            Long.parseLong(fields[1]),
+            Long.parseLong(fields[0]),
+            fields[4],
+            fields[3],
+            Integer.parseInt(fields[line + 1]),
+            outcome,
+            Long.parseLong(fields[line + 2])
+          });
+    }
+  }
+
+  /** Deletes the decisions older than {@code stockade.decisions.retention}, a batch at a time. */
+  @Scheduled(
+      fixedDelayString = "${stockade.decisions.retention-interval:1m}",
+      initialDelayString = "${stockade.decisions.retention-interval:1m}")
+  void forgetOld() {
+    long before = clock.millis() - properties.retention().toMillis();
+    try {
+      int deleted;
+      do {
+        deleted =
+            jdbc.update(
+                "delete from gate_decision where decided_at < ? order by decided_at limit ?",
+                before,
+                RETENTION_BATCH);
+      } while (deleted == RETENTION_BATCH);
+    } catch (DataAccessException e) {
+      log.warn("Old decisions not deleted now; the next pass goes on", e);
+    }
+  }
+
+  private static final int RETENTION_BATCH = 10_000;
+
+  int batch() {
+    return properties.drainBatch();
+  }
+
+  /** The sequence number of the partition's last decision still in its stream, or 0. */
+  static long lastSequence(StringRedisTemplate redis, Partition partition) {
+    List<MapRecord<String, Object, Object>> last =
+        redis
+            .opsForStream()
+            .reverseRange(partition.decisions(), Range.unbounded(), Limit.limit().count(1));
+    if (last == null || last.isEmpty()) {
+      return 0;
+    }
+    return Long.parseLong(String.valueOf(last.get(0).getValue().get("d")).split(" ", 2)[0]);
+  }
+
+  /** For the rebuild: the highest sequence number moved to the decision log, of any partition. */
+  long highestSequence() {
+    Long highest =
+        jdbc.queryForObject("select max(max_sequence) from gate_decision_drain", Long.class);
+    return highest == null ? 0 : highest;
+  }
+}
