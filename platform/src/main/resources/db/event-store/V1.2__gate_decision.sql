@@ -23,8 +23,10 @@ CREATE TABLE IF NOT EXISTS gate_decision (
   quantity        INT          NOT NULL,
   -- ADMITTED, INSUFFICIENT_STOCK, PURCHASE_LIMIT_EXCEEDED.
   outcome         VARCHAR(32)  NOT NULL,
-  -- The SKU's available units (of the bucket, for a SKU in buckets) right after the decision.
-  available_after BIGINT       NOT NULL,
+  -- The SKU's available units (of the bucket, for a SKU in buckets) right after the decision;
+  -- NULL for an admitted decision whose entry Redis lost, restored from its StockReserved by the
+  -- gate's rebuild (decided_at is then the admission's time by the caller's clock).
+  available_after BIGINT       NULL,
   PRIMARY KEY (sku_id, decided_at, entry_seq, gate_partition, epoch),
   -- A user's decisions in time order (InnoDB appends the primary key's other columns).
   INDEX ix_gate_decision_user (user_id, decided_at, entry_seq),

@@ -1,9 +1,15 @@
 package io.stockade.command.admission;
 
+import io.stockade.api.reservation.ReservationLine;
 import io.stockade.command.admission.GateLayout.Partition;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -206,6 +212,85 @@ class DecisionDrain {
   }
 
   private static final int RETENTION_BATCH = 10_000;
+
+  /** An admitted decision as its StockReserved tells it, for one line. */
+  record Admitted(
+      Partition partition,
+      String reservationId,
+      String userId,
+      ReservationLine line,
+      long sequence,
+      long epoch,
+      Instant admittedAt) {}
+
+  /**
+   * Writes the admitted decisions the log lacks among {@code admitted}, whose partitions' streams
+   * Redis lost: those admitted since the partition's last moved entry (less a minute for the
+   * clocks' differences: an admission's time is its instance's clock, an entry's its Redis's) and
+   * not in the log. Their {@code available_after} is unknown (NULL), and they sort by their
+   * admission's time.
+   *
+   * @return how many rows it wrote
+   */
+  int restoreAdmitted(List<Admitted> admitted) {
+    if (admitted.isEmpty()) {
+      return 0;
+    }
+    Map<String, Long> since = new HashMap<>();
+    jdbc.query(
+        "select partition_tag, last_entry from gate_decision_drain",
+        row -> {
+          String last = row.getString(2);
+          since.put(
+              row.getString(1),
+              last == null ? 0 : Long.parseLong(last.substring(0, last.indexOf('-'))) - CLOCKS);
+        });
+    List<Admitted> candidates =
+        admitted.stream()
+            .filter(
+                a -> a.admittedAt().toEpochMilli() >= since.getOrDefault(a.partition().tag(), 0L))
+            .toList();
+    if (candidates.isEmpty()) {
+      return 0;
+    }
+    long from =
+        candidates.stream().mapToLong(a -> a.admittedAt().toEpochMilli()).min().orElseThrow()
+            - CLOCKS;
+    Set<String> logged = new HashSet<>();
+    jdbc.query(
+        "select reservation_id, sku_id from gate_decision where decided_at >= ?"
+            + " and outcome = 'ADMITTED'",
+        row -> {
+          logged.add(row.getString(1) + " " + row.getString(2));
+        },
+        from);
+    List<Object[]> rows = new ArrayList<>();
+    for (Admitted a : candidates) {
+      if (logged.add(a.reservationId() + " " + a.line().skuId())) {
+        rows.add(
+            new Object[] {
+              a.line().skuId(),
+              a.admittedAt().toEpochMilli(),
+              a.sequence(),
+              a.partition().index(),
+              a.epoch(),
+              a.sequence(),
+              a.reservationId(),
+              a.userId(),
+              a.line().quantity(),
+              "ADMITTED",
+              null
+            });
+      }
+    }
+    if (!rows.isEmpty()) {
+      jdbc.batchUpdate(INSERT, rows);
+    }
+    return rows.size();
+  }
+
+  /** How far an instance's clock and a Redis's may differ, for {@link #restoreAdmitted}. */
+  private static final long CLOCKS = 60_000;
 
   int batch() {
     return properties.drainBatch();

@@ -17,16 +17,19 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.ToIntFunction;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.dao.DataAccessException;
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.RedisClusterNode;
@@ -163,7 +166,11 @@ class GateRebuild {
     // over cannot clear what the later one wrote. Keys in no partition's slot (an earlier layout's)
     // are no later rebuild's to write.
     int stale = 0;
+    Set<String> streams = new HashSet<>();
     for (String key : keys(redis, GateLayout.PATTERN)) {
+      if (partition(key) != null && partition(key).decisions().equals(key)) {
+        streams.add(key);
+      }
       Partition partition = layout.partitionOfSlot(SlotHash.getSlot(key));
       // The decision streams are the decisions' only copy until they are moved to the database.
       if (key.startsWith(GateLayout.NOT_GATE_PREFIX)
@@ -239,6 +246,7 @@ class GateRebuild {
     for (Writer writer : writers) {
       writer.open(runId, layout);
     }
+    restoreAdmitted(epoch, image, servers, streams);
     log.warn(
         "Gate rebuilt as epoch {} from {} events in {} partitions: {} SKUs, {} reservations, {}"
             + " stale keys cleared, in {} ms ({} ms to clear and fold)",
@@ -250,6 +258,53 @@ class GateRebuild {
         stale,
         Duration.ofNanos(System.nanoTime() - started).toMillis(),
         Duration.ofNanos(folded - started).toMillis());
+  }
+
+  private Partition partition(String key) {
+    return layout.partitionOfSlot(SlotHash.getSlot(key));
+  }
+
+  /**
+   * Gives the decision log back the admitted decisions of the partitions whose decision stream
+   * Redis lost (its key was gone when the rebuild began): from their StockReserved, for each line
+   * in the bucket of its user. Those of other partitions are still in their streams.
+   */
+  private void restoreAdmitted(
+      long epoch, GateImage image, ToIntFunction<Partition> servers, Set<String> streams) {
+    DecisionDrain drain = decisions.getIfAvailable();
+    if (drain == null) {
+      return;
+    }
+    List<DecisionDrain.Admitted> lost = new ArrayList<>();
+    for (GateImage.Intent intent : image.intents.values()) {
+      for (ReservationLine line : intent.lines) {
+        List<Partition> placement = placement(image, line.skuId(), servers);
+        Partition partition = placement.get(GateLayout.bucketOf(intent.userId, placement.size()));
+        if (!streams.contains(partition.decisions())) {
+          lost.add(
+              new DecisionDrain.Admitted(
+                  partition,
+                  intent.reservationId,
+                  intent.userId,
+                  line,
+                  intent.sequence,
+                  intent.epoch,
+                  intent.admittedAt));
+        }
+      }
+    }
+    try {
+      int restored = drain.restoreAdmitted(lost);
+      if (restored > 0) {
+        log.warn(
+            "Gate rebuild of epoch {}: {} admitted decisions Redis lost restored to the decision"
+                + " log from their events",
+            epoch,
+            restored);
+      }
+    } catch (DataAccessException e) {
+      log.error("Admitted decisions Redis lost not restored to the decision log", e);
+    }
   }
 
   private long highestSequence(StringRedisTemplate redis, GateImage image) {

@@ -1,0 +1,409 @@
+package io.stockade.command.admission;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.stockade.command.CommandSideApplication;
+import io.stockade.localinfra.EmbeddedRedis;
+import io.stockade.platform.testing.ApiClient;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.http.HttpMethod;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+/**
+ * The gate's decision log: every decision reserve.lua makes, admitted or refused, reaches {@code
+ * gate_decision} once, in the order the gate made it, through two instances, a restart of both and
+ * a Redis that loses its data. The instances' scheduled drains are an hour apart here: the test
+ * moves the decisions itself ({@link DecisionDrain#drainAll}), so that it knows what had been moved
+ * when Redis lost its data.
+ */
+class DecisionLogIntegrationTest {
+
+  private static final String DATABASE = "stockade_test_decisions";
+
+  private static Path data;
+  private static EmbeddedRedis redis;
+  private static final List<ConfigurableApplicationContext> instances = new ArrayList<>();
+  private static JdbcTemplate jdbc;
+
+  private final String run = UUID.randomUUID().toString().substring(0, 8);
+
+  @BeforeAll
+  static void startTwoInstances() throws IOException {
+    data =
+        Files.createTempDirectory(
+            Path.of(System.getProperty("java.io.tmpdir")).toAbsolutePath(), "decisions-redis");
+    redis = EmbeddedRedis.start(data);
+    for (int i = 0; i < 2; i++) {
+      instances.add(start());
+    }
+    jdbc = instances.get(0).getBean(JdbcTemplate.class);
+  }
+
+  private static ConfigurableApplicationContext start() {
+    return new SpringApplicationBuilder(CommandSideApplication.class)
+        .run(
+            "--server.port=0",
+            "--spring.data.redis.host=127.0.0.1",
+            "--spring.data.redis.port=" + redis.port(),
+            "--stockade.local-infra.database=" + DATABASE,
+            "--stockade.decisions.drain-interval=1h",
+            "--stockade.decisions.drain-batch=50");
+  }
+
+  @AfterAll
+  static void stop() {
+    instances.forEach(ConfigurableApplicationContext::close);
+    if (redis != null) {
+      redis.stop();
+    }
+  }
+
+  @Test
+  void aFlashSaleLogsEveryDecisionOnceInTheGatesOrder() throws Exception {
+    int stock = 40;
+    int attempts = 400;
+    String sku = register("hot", stock, null);
+    Map<String, Integer> answers = new ConcurrentHashMap<>();
+    AtomicInteger next = new AtomicInteger();
+    ExecutorService threads = Executors.newFixedThreadPool(8);
+    List<Future<?>> workers = new ArrayList<>();
+    for (int t = 0; t < 8; t++) {
+      workers.add(
+          threads.submit(
+              () -> {
+                for (int n = next.incrementAndGet(); n <= attempts; n = next.incrementAndGet()) {
+                  String id = "F-" + run + "-" + n;
+                  int status = reserve(n % 2, id, "u-" + n, sku, 1);
+                  answers.put(id, status);
+                  if (status == 201) {
+                    // A retry of an admitted reservation is answered from the gate's record (200,
+                    // the reservation as stored): no new decision.
+                    assertThat(reserve((n + 1) % 2, id, "u-" + n, sku, 1)).isEqualTo(200);
+                  }
+                }
+              }));
+    }
+    for (Future<?> worker : workers) {
+      worker.get(2, TimeUnit.MINUTES);
+    }
+    threads.shutdown();
+    assertThat(answers.values()).containsOnly(201, 409);
+
+    drain();
+    List<Map<String, Object>> log = decisionsOf(sku);
+    assertThat(log).as("one entry per decision").hasSize(attempts);
+    assertThat(log.stream().map(row -> (String) row.get("reservation_id")).distinct())
+        .as("each attempt decided once")
+        .hasSize(attempts);
+    for (Map<String, Object> row : log) {
+      int answered = answers.get((String) row.get("reservation_id"));
+      assertThat(row.get("outcome"))
+          .as("outcome of %s", row.get("reservation_id"))
+          .isEqualTo(answered == 201 ? "ADMITTED" : "INSUFFICIENT_STOCK");
+    }
+    long previous = -1;
+    long available = stock;
+    int admitted = 0;
+    for (Map<String, Object> row : log) {
+      long sequence = ((Number) row.get("sequence")).longValue();
+      assertThat(sequence).as("sequences in the log's order").isGreaterThan(previous);
+      previous = sequence;
+      if ("ADMITTED".equals(row.get("outcome"))) {
+        admitted++;
+        available--;
+      }
+      assertThat(((Number) row.get("available_after")).longValue())
+          .as("available after decision %d", sequence)
+          .isEqualTo(available);
+    }
+    assertThat(admitted).as("admitted: the stock").isEqualTo(stock);
+    assertThat(available).isZero();
+    // Each admitted entry carries its event's admission sequence.
+    for (Map<String, Object> row : log) {
+      if ("ADMITTED".equals(row.get("outcome"))) {
+        assertThat(admissionSequence((String) row.get("reservation_id")))
+            .isEqualTo(((Number) row.get("sequence")).longValue());
+      }
+    }
+    assertThat(streamLength()).as("entries left in Redis once moved").isZero();
+  }
+
+  @Test
+  void aUsersDecisionsAcrossTwoSkusAndAnOrderOfBoth() {
+    String limited = register("limited", 10, 1);
+    String scarce = register("scarce", 1, null);
+    String user = "buyer-" + run;
+    assertThat(reserve(0, "U1-" + run, user, limited, 1)).isEqualTo(201);
+    assertThat(reserve(1, "U2-" + run, user, limited, 1)).isEqualTo(409);
+    assertThat(reserve(0, "U3-" + run, "other-" + run, scarce, 1)).isEqualTo(201);
+    assertThat(reserve(1, "U4-" + run, user, scarce, 1)).isEqualTo(409);
+    // One order of both SKUs, refused: one entry per SKU, one decision.
+    assertThat(
+            status(
+                http(0)
+                    .send(
+                        HttpMethod.POST,
+                        "/api/reservations",
+                        "{\"reservationId\":\"U5-"
+                            + run
+                            + "\",\"userId\":\""
+                            + user
+                            + "\",\"lines\":[{\"skuId\":\""
+                            + limited
+                            + "\",\"quantity\":1},{\"skuId\":\""
+                            + scarce
+                            + "\",\"quantity\":1}]}")))
+        .isEqualTo(409);
+    // An order naming an unknown SKU is bad input, not a decision.
+    assertThat(reserve(0, "U6-" + run, user, "nowhere-" + run, 1)).isEqualTo(404);
+
+    drain();
+    List<Map<String, Object>> log =
+        jdbc.queryForList(
+            "select reservation_id, sku_id, outcome, available_after, sequence from gate_decision"
+                + " where user_id = ? order by decided_at, entry_seq, sku_id",
+            user);
+    assertThat(log)
+        .extracting(
+            row -> row.get("reservation_id") + " " + row.get("sku_id") + " " + row.get("outcome"))
+        .containsExactly(
+            "U1-" + run + " " + limited + " ADMITTED",
+            "U2-" + run + " " + limited + " PURCHASE_LIMIT_EXCEEDED",
+            "U4-" + run + " " + scarce + " INSUFFICIENT_STOCK",
+            // The order's lines, in the order the gate read them, refused together.
+            "U5-" + run + " " + limited + " PURCHASE_LIMIT_EXCEEDED",
+            "U5-" + run + " " + scarce + " PURCHASE_LIMIT_EXCEEDED");
+    assertThat(log.get(3).get("sequence")).isEqualTo(log.get(4).get("sequence"));
+    assertThat(log)
+        .extracting(row -> ((Number) row.get("available_after")).longValue())
+        .containsExactly(9L, 9L, 0L, 9L, 0L);
+  }
+
+  @Test
+  void decisionsWaitingInRedisOutliveARestartOfEveryInstance() {
+    String sku = register("restart", 3, null);
+    for (int n = 0; n < 10; n++) {
+      reserve(n % 2, "R-" + run + "-" + n, "u-" + n, sku, 1);
+    }
+    assertThat(streamLength()).as("decisions waiting in Redis").isPositive();
+    restartEveryInstance();
+    drain();
+    assertThat(decisionsOf(sku))
+        .extracting(row -> row.get("outcome"))
+        .containsExactly(
+            "ADMITTED",
+            "ADMITTED",
+            "ADMITTED",
+            "INSUFFICIENT_STOCK",
+            "INSUFFICIENT_STOCK",
+            "INSUFFICIENT_STOCK",
+            "INSUFFICIENT_STOCK",
+            "INSUFFICIENT_STOCK",
+            "INSUFFICIENT_STOCK",
+            "INSUFFICIENT_STOCK");
+  }
+
+  @Test
+  void aRedisThatLosesItsDataLosesOnlyTheRefusalsNotYetMoved() throws Exception {
+    String sku = register("lost", 31, null);
+    // 20 admitted and 5 refused, moved; 10 admitted and 5 refused, still in Redis when it loses
+    // everything.
+    for (int n = 0; n < 25; n++) {
+      reserve(n % 2, "M-" + run + "-" + n, "u-" + n, sku, n < 20 ? 1 : 100);
+    }
+    drain();
+    for (int n = 25; n < 40; n++) {
+      reserve(n % 2, "M-" + run + "-" + n, "u-" + n, sku, n < 35 ? 1 : 100);
+    }
+    long sequenceBefore =
+        jdbc.queryForObject(
+            "select max(sequence) from gate_decision where sku_id = ?", Long.class, sku);
+    redis.stop();
+    try (Stream<Path> files = Files.list(data)) {
+      files.forEach(DecisionLogIntegrationTest::delete);
+    }
+    redis.start();
+    // The gate is rebuilt from the events; the first reservation after it is admitted.
+    String after = "M-" + run + "-after";
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(() -> reserve(0, after, "u-after", sku, 1), status -> status != 503);
+    drain();
+
+    List<Map<String, Object>> log = decisionsOf(sku);
+    List<String> admitted =
+        log.stream()
+            .filter(row -> "ADMITTED".equals(row.get("outcome")))
+            .map(row -> (String) row.get("reservation_id"))
+            .toList();
+    List<String> expected = new ArrayList<>();
+    for (int n = 0; n < 35; n++) {
+      if (n < 20 || n >= 25) {
+        expected.add("M-" + run + "-" + n);
+      }
+    }
+    expected.add(after);
+    assertThat(admitted)
+        .as("every admitted decision, the lost ones restored from their events")
+        .containsExactlyInAnyOrderElementsOf(expected);
+    assertThat(log.stream().filter(row -> !"ADMITTED".equals(row.get("outcome"))))
+        .as("the refusals moved before the loss")
+        .extracting(row -> (String) row.get("reservation_id"))
+        .containsExactlyInAnyOrder(
+            "M-" + run + "-20",
+            "M-" + run + "-21",
+            "M-" + run + "-22",
+            "M-" + run + "-23",
+            "M-" + run + "-24");
+    assertThat(log.stream().filter(row -> row.get("available_after") == null))
+        .as("restored: the admitted decisions Redis lost, their available stock unknown")
+        .extracting(row -> (String) row.get("reservation_id"))
+        .containsExactlyInAnyOrderElementsOf(expected.subList(20, 30));
+    long sequenceAfter =
+        jdbc.queryForObject(
+            "select sequence from gate_decision where reservation_id = ?", Long.class, after);
+    assertThat(sequenceAfter)
+        .as("the rebuilt gate's sequence goes on above the log's")
+        .isGreaterThan(sequenceBefore);
+  }
+
+  @Test
+  void decisionsOlderThanTheRetentionAreDeleted() {
+    String sku = register("old", 5, null);
+    reserve(0, "O-" + run + "-1", "u-1", sku, 1);
+    drain();
+    long old = System.currentTimeMillis() - Duration.ofDays(31).toMillis();
+    jdbc.update(
+        "insert into gate_decision (sku_id, decided_at, entry_seq, gate_partition, epoch,"
+            + " sequence, reservation_id, user_id, quantity, outcome, available_after)"
+            + " values (?, ?, 0, 0, 1, 1, ?, 'u-0', 1, 'INSUFFICIENT_STOCK', 0)",
+        sku,
+        old,
+        "O-" + run + "-0");
+    instances.get(0).getBean(DecisionDrain.class).forgetOld();
+    assertThat(decisionsOf(sku))
+        .extracting(row -> row.get("reservation_id"))
+        .containsExactly("O-" + run + "-1");
+  }
+
+  private static void restartEveryInstance() {
+    int count = instances.size();
+    instances.forEach(ConfigurableApplicationContext::close);
+    instances.clear();
+    for (int i = 0; i < count; i++) {
+      instances.add(start());
+    }
+    jdbc = instances.get(0).getBean(JdbcTemplate.class);
+  }
+
+  /** Moves every decision waiting in Redis, as the scheduled drains would. */
+  private static void drain() {
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () -> {
+              instances.get(0).getBean(DecisionDrain.class).drainAll();
+              assertThat(streamLength()).isZero();
+            });
+  }
+
+  private static long streamLength() {
+    Long length =
+        instances
+            .get(0)
+            .getBean(StringRedisTemplate.class)
+            .opsForStream()
+            .size("stockade:{g0}:gate:decisions");
+    return length == null ? 0 : length;
+  }
+
+  private static List<Map<String, Object>> decisionsOf(String sku) {
+    return jdbc.queryForList(
+        "select * from gate_decision where sku_id = ?"
+            + " order by decided_at, entry_seq, gate_partition, epoch",
+        sku);
+  }
+
+  private static long admissionSequence(String reservationId) {
+    String payload =
+        jdbc.queryForObject(
+            "select convert(payload using utf8mb4) from domain_event_entry"
+                + " where aggregate_identifier = ? and payload_type like '%.StockReserved'",
+            String.class, "reservation:" + reservationId);
+    java.util.regex.Matcher matcher =
+        java.util.regex.Pattern.compile("\"admissionSequence\":(\\d+)").matcher(payload);
+    assertThat(matcher.find()).as("admissionSequence in %s", payload).isTrue();
+    return Long.parseLong(matcher.group(1));
+  }
+
+  private String register(String name, int stock, Integer limit) {
+    String sku = name + "-" + run;
+    String body =
+        "{\"initialStock\": " + stock + (limit == null ? "" : ", \"perUserLimit\": " + limit) + "}";
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(
+            () -> status(http(0).send(HttpMethod.PUT, "/api/skus/" + sku, body)),
+            status -> status == 201 || status == 200);
+    return sku;
+  }
+
+  private static int reserve(int instance, String id, String user, String sku, int quantity) {
+    return status(
+        http(instance)
+            .send(
+                HttpMethod.POST,
+                "/api/reservations",
+                "{\"reservationId\":\""
+                    + id
+                    + "\",\"userId\":\""
+                    + user
+                    + "\",\"lines\":[{\"skuId\":\""
+                    + sku
+                    + "\",\"quantity\":"
+                    + quantity
+                    + "}]}"));
+  }
+
+  private static int status(org.springframework.http.ResponseEntity<?> response) {
+    return response.getStatusCode().value();
+  }
+
+  private static ApiClient http(int instance) {
+    return new ApiClient(
+        Integer.parseInt(
+            instances.get(instance).getEnvironment().getProperty("local.server.port")));
+  }
+
+  private static void delete(Path file) {
+    try {
+      if (Files.isRegularFile(file)) {
+        Files.delete(file);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}
