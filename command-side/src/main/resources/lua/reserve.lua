@@ -36,8 +36,11 @@
 --                  across partitions
 -- ARGV[7]          how many entries the decision stream keeps at most (MAXLEN ~): the backlog
 --                  the database may fall behind by before the oldest unmoved decisions are lost
--- ARGV[6+2i]       skuId of line i
--- ARGV[7+2i]       quantity of line i, an integer from 1 to 2^31-1
+-- ARGV[8]          1: an INSUFFICIENT refusal is a decision (recorded); 0: it is tentative, not
+--                  recorded, because the caller will gather units from the SKU's other buckets
+--                  and try again (it then records the decision it ends with)
+-- ARGV[7+2i]       skuId of line i
+-- ARGV[8+2i]       quantity of line i, an integer from 1 to 2^31-1
 --
 -- Lines naming the same SKU are merged (quantities added) before anything is checked;
 -- "line index" below is 0-based in the merged order (first occurrence of each SKU).
@@ -56,13 +59,14 @@
 --   {3}                                           REUSED: the id is known with other content, or
 --                                                 (with a given sequence) of another admission
 --   {4, lineIndex, sequence}                      INSUFFICIENT: not enough available stock
+--                                                 (sequence 0: tentative, not recorded)
 --   {5, lineIndex, limit, alreadyHeld, sequence}  LIMIT_EXCEEDED: the user's allowance is too small
 --   {6, lineIndex}                                UNKNOWN_SKU: no counters for that SKU
 --   error "ERR_ARGUMENT <reason>"                 malformed call; nothing written
 --   error "ERR_TYPE <key>"                        a key holds the wrong Redis type; nothing written
--- Every check runs before the first write. A decision (ADMITTED, INSUFFICIENT, LIMIT_EXCEEDED)
--- takes a sequence number and appends its entry to the decision stream; a refusal writes nothing
--- else. DUPLICATE and REUSED are no decisions (a retry answered from the record, a misused id),
+-- Every check runs before the first write. A decision (ADMITTED, INSUFFICIENT unless tentative,
+-- LIMIT_EXCEEDED) takes a sequence number and appends its entry to the decision stream; a refusal
+-- writes nothing else. DUPLICATE and REUSED are no decisions (a retry answered from the record, a misused id),
 -- and an unknown SKU or an error writes nothing at all: an order naming an unknown SKU is answered
 -- UNKNOWN_SKU whatever its other lines.
 --
@@ -113,11 +117,11 @@ local function has_type(key, expected)
 end
 
 -- Arguments.
-local line_count = (#ARGV - 7) / 2
-if #ARGV < 9 or line_count ~= math.floor(line_count) then
+local line_count = (#ARGV - 8) / 2
+if #ARGV < 10 or line_count ~= math.floor(line_count) then
   return argument_error(
-    'expected userId, fingerprint, now, hold, sequence, partition, backlog and (skuId, quantity)'
-      .. ' pairs')
+    'expected userId, fingerprint, now, hold, sequence, partition, backlog, final and (skuId,'
+      .. ' quantity) pairs')
 end
 if #KEYS ~= 4 + 2 * line_count then
   return argument_error('expected 4 + 2 keys per line')
@@ -154,13 +158,17 @@ local backlog = integer(ARGV[7], 1, 9007199254740991)
 if backlog == nil then
   return argument_error('backlog')
 end
+local final = integer(ARGV[8], 0, 1)
+if final == nil then
+  return argument_error('final')
+end
 
 -- Merge lines of the same SKU.
 local merged = {}
 local by_sku = {}
 for i = 1, line_count do
-  local sku = ARGV[6 + 2 * i]
-  local quantity = integer(ARGV[7 + 2 * i], 1, MAX_QUANTITY)
+  local sku = ARGV[7 + 2 * i]
+  local quantity = integer(ARGV[8 + 2 * i], 1, MAX_QUANTITY)
   if not valid_id(sku) then
     return argument_error('skuId of line ' .. (i - 1))
   end
@@ -248,6 +256,9 @@ end
 
 for index, line in ipairs(merged) do
   if line.available < line.quantity then
+    if final == 0 then
+      return { 4, index - 1, 0 }
+    end
     return { 4, index - 1, decide('I', false) }
   end
   if line.limit >= 0 then

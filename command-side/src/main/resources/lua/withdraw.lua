@@ -3,13 +3,18 @@
 --
 -- KEYS[1]      intent record of the reservation (hash)   stockade:{<t>}:reservation:<id>
 -- KEYS[2]      admitted, not yet known to be recorded    stockade:{<t>}:gate:pending
--- KEYS[2i+1]   counters of the SKU of line i (hash)      stockade:{<t>}:sku:<skuId>
--- KEYS[2i+2]   units each user holds of that SKU (hash)  stockade:{<t>}:sku:<skuId>:holders
+-- KEYS[3]      the partition's decisions (stream)        stockade:{<t>}:gate:decisions
+--              a withdrawal appends "<sequence> <epoch> W <userId> <reservationId>" then
+--              "<skuId> <quantity> <availableAfter>" per line (as reserve.lua's entries): the
+--              admission it names was given back, and no event will record it
+-- KEYS[2i+2]   counters of the SKU of line i (hash)      stockade:{<t>}:sku:<skuId>
+-- KEYS[2i+3]   units each user holds of that SKU (hash)  stockade:{<t>}:sku:<skuId>:holders
 --              for i = 1..n, in the order of the intent's lines
 -- ARGV[1]      the admission's sequence number  } only the admission they name is withdrawn; an
 -- ARGV[2]      the admission's gate epoch       } intent written before intents kept their epoch
 --                                                 is compared by its sequence alone
 -- ARGV[3]      the intent's lines as the caller read them ("sku qty sku qty ..."); they must match
+-- ARGV[4]      how many entries the decision stream keeps at most (MAXLEN ~), as reserve.lua's
 --
 -- The caller is one of the reservation's recorders (the request the gate admitted, or a retry the
 -- gate answered DUPLICATE with recording = 1). It leaves; the units come back only when no other
@@ -47,6 +52,14 @@ end
 if ARGV[3] == nil then
   return redis.error_reply('ERR_ARGUMENT lines')
 end
+local backlog = ARGV[4]
+if backlog == nil or not string.match(backlog, '^%d+$') or tonumber(backlog) < 1 then
+  return redis.error_reply('ERR_ARGUMENT backlog')
+end
+local reservation = string.match(KEYS[1], ':reservation:(.+)$')
+if reservation == nil then
+  return redis.error_reply('ERR_ARGUMENT intent key')
+end
 local kind = redis.call('TYPE', KEYS[1])['ok']
 if kind == 'none' then
   return { 4 }
@@ -57,6 +70,10 @@ end
 local pending_kind = redis.call('TYPE', KEYS[2])['ok']
 if pending_kind ~= 'zset' and pending_kind ~= 'none' then
   return redis.error_reply('ERR_TYPE ' .. KEYS[2])
+end
+local decisions_kind = redis.call('TYPE', KEYS[3])['ok']
+if decisions_kind ~= 'stream' and decisions_kind ~= 'none' then
+  return redis.error_reply('ERR_TYPE ' .. KEYS[3])
 end
 local intent = redis.call('HMGET', KEYS[1], 'state', 'lines', 'user', 'sequence', 'recorders',
   'epoch')
@@ -75,12 +92,12 @@ local lines = {}
 for sku, quantity in string.gmatch(intent[2], '(%S+) (%d+)') do
   lines[#lines + 1] = { sku = sku, quantity = tonumber(quantity) }
 end
-if #KEYS ~= 2 + 2 * #lines then
-  return redis.error_reply('ERR_ARGUMENT expected 2 + 2 keys per line')
+if #KEYS ~= 3 + 2 * #lines then
+  return redis.error_reply('ERR_ARGUMENT expected 3 + 2 keys per line')
 end
 for i, line in ipairs(lines) do
-  local counters = KEYS[1 + 2 * i]
-  local holders = KEYS[2 + 2 * i]
+  local counters = KEYS[2 + 2 * i]
+  local holders = KEYS[3 + 2 * i]
   if redis.call('TYPE', counters)['ok'] ~= 'hash' then
     return redis.error_reply('ERR_TYPE ' .. counters)
   end
@@ -98,15 +115,19 @@ if tonumber(intent[5] or '1') > 1 then
   redis.call('HINCRBY', KEYS[1], 'recorders', -1)
   return { 2 }
 end
+local entry = { intent[4], intent[6] or admission_epoch, 'W', user, reservation }
 for i, line in ipairs(lines) do
-  local counters = KEYS[1 + 2 * i]
-  local holders = KEYS[2 + 2 * i]
+  local counters = KEYS[2 + 2 * i]
+  local holders = KEYS[3 + 2 * i]
   redis.call('HINCRBY', counters, 'reserved', -line.quantity)
-  redis.call('HINCRBY', counters, 'available', line.quantity)
+  entry[#entry + 1] = line.sku
+  entry[#entry + 1] = line.quantity
+  entry[#entry + 1] = redis.call('HINCRBY', counters, 'available', line.quantity)
   if redis.call('HINCRBY', holders, user, -line.quantity) <= 0 then
     redis.call('HDEL', holders, user)
   end
 end
+redis.call('XADD', KEYS[3], 'MAXLEN', '~', backlog, '*', 'd', table.concat(entry, ' '))
 redis.call('DEL', KEYS[1])
 redis.call('ZREM', KEYS[2], KEYS[1])
 return { 1 }

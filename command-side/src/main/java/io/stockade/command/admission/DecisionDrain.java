@@ -5,6 +5,7 @@ import io.stockade.command.admission.GateLayout.Partition;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -171,6 +172,7 @@ class DecisionDrain {
           case "A" -> "ADMITTED";
           case "I" -> "INSUFFICIENT_STOCK";
           case "L" -> "PURCHASE_LIMIT_EXCEEDED";
+          case "W" -> "WITHDRAWN";
           default -> throw new IllegalStateException("Decision entry " + id + ": " + fields[2]);
         };
     for (int line = 5; line + 2 < fields.length; line += 3) {
@@ -253,17 +255,26 @@ class DecisionDrain {
     if (candidates.isEmpty()) {
       return 0;
     }
-    long from =
-        candidates.stream().mapToLong(a -> a.admittedAt().toEpochMilli()).min().orElseThrow()
-            - CLOCKS;
+    // Which of them the log has, looked up by user (its index) a chunk at a time.
     Set<String> logged = new HashSet<>();
-    jdbc.query(
-        "select reservation_id, sku_id from gate_decision where decided_at >= ?"
-            + " and outcome = 'ADMITTED'",
-        row -> {
-          logged.add(row.getString(1) + " " + row.getString(2));
-        },
-        from);
+    for (int start = 0; start < candidates.size(); start += RESTORE_CHUNK) {
+      List<Admitted> chunk =
+          candidates.subList(start, Math.min(candidates.size(), start + RESTORE_CHUNK));
+      List<Object> args = new ArrayList<>();
+      chunk.stream().map(Admitted::userId).distinct().forEach(args::add);
+      String users = String.join(", ", Collections.nCopies(args.size(), "?"));
+      args.add(
+          chunk.stream().mapToLong(a -> a.admittedAt().toEpochMilli()).min().orElseThrow()
+              - CLOCKS);
+      jdbc.query(
+          "select reservation_id, sku_id from gate_decision where user_id in ("
+              + users
+              + ") and decided_at >= ? and outcome = 'ADMITTED'",
+          row -> {
+            logged.add(row.getString(1) + " " + row.getString(2));
+          },
+          args.toArray());
+    }
     List<Object[]> rows = new ArrayList<>();
     for (Admitted a : candidates) {
       if (logged.add(a.reservationId() + " " + a.line().skuId())) {
@@ -288,6 +299,8 @@ class DecisionDrain {
     }
     return rows.size();
   }
+
+  private static final int RESTORE_CHUNK = 500;
 
   /** How far an instance's clock and a Redis's may differ, for {@link #restoreAdmitted}. */
   private static final long CLOCKS = 60_000;

@@ -211,17 +211,20 @@ class RedisAdmissionGate implements AdmissionGate {
   public AdmissionDecision reserve(Admission admission) {
     try {
       GateSession session = session();
-      AdmissionDecision decision = admit(session, admission);
+      // Where units may be gathered from other buckets, a refusal for want of stock is tentative
+      // until the gathering is done: not recorded as a decision, and asked again as a final one.
+      boolean tentative = inBuckets(admission);
+      AdmissionDecision decision = admit(session, admission, !tentative);
       for (int round = 0; round < CONSOLIDATIONS; round++) {
         if (!(decision instanceof AdmissionDecision.Insufficient insufficient)
             || placement(insufficient.skuId()).size() == 1) {
-          return decision;
+          return finalDecision(session, admission, decision, tentative);
         }
         long wanted = admission.lines().get(insufficient.lineIndex()).quantity();
         if (!consolidate(session, insufficient.skuId(), admission.userId(), wanted)) {
-          return decision;
+          return finalDecision(session, admission, decision, tentative);
         }
-        decision = admit(session, admission);
+        decision = admit(session, admission, !tentative);
       }
       return decision instanceof AdmissionDecision.Insufficient
           ? new AdmissionDecision.Unavailable("Stock is being moved between buckets")
@@ -231,10 +234,33 @@ class RedisAdmissionGate implements AdmissionGate {
     }
   }
 
-  private AdmissionDecision admit(GateSession session, Admission admission) {
+  private boolean inBuckets(Admission admission) {
+    if (layout.partitions().size() == 1) {
+      return false;
+    }
+    for (ReservationLine line : admission.lines()) {
+      if (placement(line.skuId()).size() > 1) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** The decision to answer: a tentative refusal for want of stock is made again as a final one. */
+  private AdmissionDecision finalDecision(
+      GateSession session, Admission admission, AdmissionDecision decision, boolean tentative) {
+    return tentative && decision instanceof AdmissionDecision.Insufficient
+        ? admit(session, admission, true)
+        : decision;
+  }
+
+  /**
+   * @param decided whether a refusal for want of stock is the final decision (recorded)
+   */
+  private AdmissionDecision admit(GateSession session, Admission admission, boolean decided) {
     if (layout.partitions().size() == 1) {
       Partition only = layout.partition(0);
-      List<Object> reply = reservePart(session, admission, only, admission.lines(), 0);
+      List<Object> reply = reservePart(session, admission, only, admission.lines(), 0, decided);
       return decision(reply, admission.lines(), admission.lines(), session.epoch());
     }
     Map<Partition, List<ReservationLine>> parts = new TreeMap<>(BY_INDEX);
@@ -246,10 +272,11 @@ class RedisAdmissionGate implements AdmissionGate {
     }
     if (parts.size() == 1) {
       Map.Entry<Partition, List<ReservationLine>> only = parts.entrySet().iterator().next();
-      List<Object> reply = reservePart(session, admission, only.getKey(), only.getValue(), 0);
+      List<Object> reply =
+          reservePart(session, admission, only.getKey(), only.getValue(), 0, decided);
       return decision(reply, admission.lines(), only.getValue(), session.epoch());
     }
-    return reserveParts(session, admission, parts);
+    return reserveParts(session, admission, parts, decided);
   }
 
   /**
@@ -447,7 +474,10 @@ class RedisAdmissionGate implements AdmissionGate {
   }
 
   private AdmissionDecision reserveParts(
-      GateSession session, Admission admission, Map<Partition, List<ReservationLine>> parts) {
+      GateSession session,
+      Admission admission,
+      Map<Partition, List<ReservationLine>> parts,
+      boolean decided) {
     List<Object> first = null;
     long sequence = 0;
     boolean recording = false;
@@ -457,7 +487,7 @@ class RedisAdmissionGate implements AdmissionGate {
     for (Map.Entry<Partition, List<ReservationLine>> part : parts.entrySet()) {
       List<Object> reply;
       try {
-        reply = reservePart(session, admission, part.getKey(), part.getValue(), sequence);
+        reply = reservePart(session, admission, part.getKey(), part.getValue(), sequence, decided);
       } catch (DataAccessException | GateClosedException e) {
         leave(admission.reservationId(), new AdmissionId(sequence, session.epoch()), joined);
         throw e;
@@ -498,7 +528,8 @@ class RedisAdmissionGate implements AdmissionGate {
       Admission admission,
       Partition partition,
       List<ReservationLine> lines,
-      long sequence) {
+      long sequence,
+      boolean decided) {
     List<String> keys = new ArrayList<>();
     keys.add(partition.intent(admission.reservationId()));
     keys.add(partition.sequence());
@@ -512,6 +543,7 @@ class RedisAdmissionGate implements AdmissionGate {
     args.add(sequence);
     args.add(partition.index());
     args.add(decisionBacklog);
+    args.add(decided ? 1 : 0);
     for (ReservationLine line : lines) {
       keys.add(partition.counters(line.skuId()));
       keys.add(partition.holders(line.skuId()));
@@ -676,8 +708,9 @@ class RedisAdmissionGate implements AdmissionGate {
             partition,
             reservationId,
             WITHDRAW,
-            List.of(partition.pending()),
-            lines -> new Object[] {admission.sequence(), admission.gateEpoch(), lines});
+            List.of(partition.pending(), partition.decisions()),
+            lines ->
+                new Object[] {admission.sequence(), admission.gateEpoch(), lines, decisionBacklog});
     switch (code) {
       case 1:
         return Withdrawal.WITHDRAWN;

@@ -64,6 +64,11 @@ class GateScriptArgumentsTest {
     String fresh() {
       return TestRedis.PARTITION.intent(reservation + "-new");
     }
+
+    /** A decision stream's key of this test's own, for the calls that corrupt it. */
+    String decisions() {
+      return TestRedis.PARTITION.decisions() + "-" + reservation;
+    }
   }
 
   static Stream<Arguments> malformedCalls() {
@@ -83,7 +88,8 @@ class GateScriptArgumentsTest {
                     new Call(
                         "reserve",
                         reserveKeys(f),
-                        List.of("u-1", "fp", "x", "900000", "0", "0", f.sku(), "1"))),
+                        List.of(
+                            "u-1", "fp", "x", "900000", "0", "0", "1000000", "1", f.sku(), "1"))),
         Arguments.of(
             "reserve: negative hold",
             (Fn)
@@ -91,7 +97,7 @@ class GateScriptArgumentsTest {
                     new Call(
                         "reserve",
                         reserveKeys(f),
-                        List.of("u-1", "fp", "1", "-5", "0", "0", f.sku(), "1"))),
+                        List.of("u-1", "fp", "1", "-5", "0", "0", "1000000", "1", f.sku(), "1"))),
         Arguments.of(
             "reserve: negative sequence",
             (Fn)
@@ -99,7 +105,8 @@ class GateScriptArgumentsTest {
                     new Call(
                         "reserve",
                         reserveKeys(f),
-                        List.of("u-1", "fp", "1", "900000", "-1", "0", f.sku(), "1"))),
+                        List.of(
+                            "u-1", "fp", "1", "900000", "-1", "0", "1000000", "1", f.sku(), "1"))),
         Arguments.of(
             "reserve: partition over 1023",
             (Fn)
@@ -107,7 +114,9 @@ class GateScriptArgumentsTest {
                     new Call(
                         "reserve",
                         reserveKeys(f),
-                        List.of("u-1", "fp", "1", "900000", "0", "1024", f.sku(), "1"))),
+                        List.of(
+                            "u-1", "fp", "1", "900000", "0", "1024", "1000000", "1", f.sku(),
+                            "1"))),
         Arguments.of(
             "reserve: skuId with a brace",
             (Fn)
@@ -115,15 +124,48 @@ class GateScriptArgumentsTest {
                     new Call(
                         "reserve",
                         reserveKeys(f),
-                        List.of("u-1", "fp", "1", "900000", "0", "0", "a{b", "1"))),
+                        List.of("u-1", "fp", "1", "900000", "0", "0", "1000000", "1", "a{b", "1"))),
         Arguments.of(
             "reserve: a key missing",
             (Fn)
                 f ->
                     new Call(
                         "reserve",
-                        reserveKeys(f).subList(0, 4),
-                        List.of("u-1", "fp", "1", "900000", "0", "0", f.sku(), "1"))),
+                        reserveKeys(f).subList(0, 5),
+                        List.of(
+                            "u-1", "fp", "1", "900000", "0", "0", "1000000", "1", f.sku(), "1"))),
+        Arguments.of(
+            "reserve: zero backlog",
+            (Fn)
+                f ->
+                    new Call(
+                        "reserve",
+                        reserveKeys(f),
+                        List.of("u-1", "fp", "1", "900000", "0", "0", "0", "1", f.sku(), "1"))),
+        Arguments.of(
+            "reserve: final neither 0 nor 1",
+            (Fn)
+                f ->
+                    new Call(
+                        "reserve",
+                        reserveKeys(f),
+                        List.of(
+                            "u-1", "fp", "1", "900000", "0", "0", "1000000", "2", f.sku(), "1"))),
+        Arguments.of(
+            "reserve: decisions of the wrong type",
+            (Fn)
+                f ->
+                    new Call(
+                        "reserve",
+                        List.of(
+                            f.fresh(),
+                            TestRedis.PARTITION.sequence(),
+                            TestRedis.PARTITION.pending(),
+                            f.decisions(),
+                            f.counters(),
+                            f.holders()),
+                        List.of("u-1", "fp", "1", "900000", "0", "0", "1000000", "1", f.sku(), "1"),
+                        fx -> fx.redis().opsForValue().set(fx.decisions(), "x"))),
         Arguments.of(
             "reserve: an argument missing",
             (Fn)
@@ -131,7 +173,7 @@ class GateScriptArgumentsTest {
                     new Call(
                         "reserve",
                         reserveKeys(f),
-                        List.of("u-1", "fp", "1", "900000", "0", "0", f.sku()))),
+                        List.of("u-1", "fp", "1", "900000", "0", "0", "1000000", "1", f.sku()))),
         Arguments.of(
             "reserve: counters of the wrong type",
             (Fn) f -> validReserve(f, fx -> replaceWithString(fx, fx.counters()))),
@@ -244,7 +286,9 @@ class GateScriptArgumentsTest {
             (Fn)
                 f ->
                     new Call(
-                        "withdraw", withdrawKeys(f), List.of("x", admissionEpoch(f), lines(f)))),
+                        "withdraw",
+                        withdrawKeys(f),
+                        List.of("x", admissionEpoch(f), lines(f), "1000"))),
         Arguments.of(
             "withdraw: lines missing",
             (Fn)
@@ -256,8 +300,12 @@ class GateScriptArgumentsTest {
                 f ->
                     new Call(
                         "withdraw",
-                        List.of(f.intent(), TestRedis.PARTITION.pending(), f.counters()),
-                        List.of(sequence(f), admissionEpoch(f), lines(f)))),
+                        List.of(
+                            f.intent(),
+                            TestRedis.PARTITION.pending(),
+                            TestRedis.PARTITION.decisions(),
+                            f.counters()),
+                        List.of(sequence(f), admissionEpoch(f), lines(f), "1000"))),
         Arguments.of(
             "withdraw: counters of the wrong type",
             (Fn)
@@ -265,8 +313,30 @@ class GateScriptArgumentsTest {
                     new Call(
                         "withdraw",
                         withdrawKeys(f),
-                        List.of(sequence(f), admissionEpoch(f), lines(f)),
+                        List.of(sequence(f), admissionEpoch(f), lines(f), "1000"),
                         fx -> replaceWithString(fx, fx.counters()))),
+        Arguments.of(
+            "withdraw: backlog missing",
+            (Fn)
+                f ->
+                    new Call(
+                        "withdraw",
+                        withdrawKeys(f),
+                        List.of(sequence(f), admissionEpoch(f), lines(f)))),
+        Arguments.of(
+            "withdraw: decisions of the wrong type",
+            (Fn)
+                f ->
+                    new Call(
+                        "withdraw",
+                        List.of(
+                            f.intent(),
+                            TestRedis.PARTITION.pending(),
+                            f.decisions(),
+                            f.counters(),
+                            f.holders()),
+                        List.of(sequence(f), admissionEpoch(f), lines(f), "1000"),
+                        fx -> fx.redis().opsForValue().set(fx.decisions(), "x"))),
         Arguments.of(
             "transition: non-numeric sequence",
             (Fn)
@@ -279,7 +349,12 @@ class GateScriptArgumentsTest {
             (Fn) f -> transition(f, List.of("CONFIRMED", sequence(f)))),
         Arguments.of(
             "withdraw: non-numeric admission epoch",
-            (Fn) f -> new Call("withdraw", withdrawKeys(f), List.of(sequence(f), "1.5", lines(f)))),
+            (Fn)
+                f ->
+                    new Call(
+                        "withdraw",
+                        withdrawKeys(f),
+                        List.of(sequence(f), "1.5", lines(f), "1000"))),
         Arguments.of(
             "recorded: non-numeric sequence",
             (Fn) f -> new Call("recorded", recordedKeys(f), List.of("x", admissionEpoch(f)))),
@@ -448,6 +523,8 @@ class GateScriptArgumentsTest {
             fixture.intent(),
             fixture.fresh(),
             TestRedis.PARTITION.pending(),
+            TestRedis.PARTITION.decisions(),
+            fixture.decisions(),
             TestRedis.PARTITION.transfers(),
             TestRedis.PARTITION.transferIds(),
             TestRedis.PARTITION.transfersIn(),
@@ -481,14 +558,15 @@ class GateScriptArgumentsTest {
                 new Call(
                     "reserve",
                     reserveKeys(f),
-                    List.of(user, "fp", "1", "900000", "0", "0", f.sku(), quantity)));
+                    List.of(
+                        user, "fp", "1", "900000", "0", "0", "1000000", "1", f.sku(), quantity)));
   }
 
   private static Call validReserve(Fixture f, Consumer<Fixture> corrupt) {
     return new Call(
         "reserve",
         reserveKeys(f),
-        List.of("u-1", "fp", "1", "900000", "0", "0", f.sku(), "1"),
+        List.of("u-1", "fp", "1", "900000", "0", "0", "1000000", "1", f.sku(), "1"),
         corrupt);
   }
 
@@ -497,6 +575,7 @@ class GateScriptArgumentsTest {
         f.fresh(),
         TestRedis.PARTITION.sequence(),
         TestRedis.PARTITION.pending(),
+        TestRedis.PARTITION.decisions(),
         f.counters(),
         f.holders());
   }
@@ -510,7 +589,12 @@ class GateScriptArgumentsTest {
   }
 
   private static List<String> withdrawKeys(Fixture f) {
-    return List.of(f.intent(), TestRedis.PARTITION.pending(), f.counters(), f.holders());
+    return List.of(
+        f.intent(),
+        TestRedis.PARTITION.pending(),
+        TestRedis.PARTITION.decisions(),
+        f.counters(),
+        f.holders());
   }
 
   private static List<String> recordedKeys(Fixture f) {

@@ -162,6 +162,7 @@ final class GateThroughput {
                               "0",
                               "0",
                               "1000000",
+                              "1",
                               sku,
                               "1");
                   return CODES[((Long) reply.get(0)).intValue()];

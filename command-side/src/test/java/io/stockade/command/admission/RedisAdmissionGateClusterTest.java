@@ -111,6 +111,15 @@ class RedisAdmissionGateClusterTest {
 
     assertThat(decision).isEqualTo(new AdmissionDecision.Insufficient(skus.get(2), 0));
     assertThat(countersOf(skus)).isEqualTo(before);
+    // The decision log says so: the parts taken before the short one, given back (W); the short
+    // part refused (I).
+    assertThat(decisionsOf("O-" + run))
+        .containsExactlyInAnyOrder(
+            LAYOUT.of(skus.get(0)).tag() + " A " + skus.get(0) + " 2 3",
+            LAYOUT.of(skus.get(0)).tag() + " W " + skus.get(0) + " 2 5",
+            LAYOUT.of(skus.get(1)).tag() + " A " + skus.get(1) + " 2 3",
+            LAYOUT.of(skus.get(1)).tag() + " W " + skus.get(1) + " 2 5",
+            LAYOUT.of(skus.get(2)).tag() + " I " + skus.get(2) + " 2 1");
     assertThat(intentsOf("O-" + run)).isEmpty();
     assertThat(pendingOf("O-" + run)).isEmpty();
     assertThat(redis.opsForHash().get(LAYOUT.holders(skus.get(0)), "u-1")).isNull();
@@ -294,6 +303,9 @@ class RedisAdmissionGateClusterTest {
     AdmissionDecision decision = gate.reserve(admission("O-" + run, "u-1", line(hot, 8)));
 
     assertThat(decision).isInstanceOf(AdmissionDecision.Admitted.class);
+    assertThat(decisionsOf("O-" + run))
+        .as("one decision: the refusal before the units were gathered was tentative")
+        .containsExactly(own.tag() + " A " + hot + " 8 0");
     assertThat(redis.opsForHash().get(own.intent("O-" + run), "lines")).isEqualTo(hot + " 8");
     assertThat(intentsOf("O-" + run)).hasSize(1);
     assertThat(bucketTotals(hot, buckets))
@@ -303,6 +315,10 @@ class RedisAdmissionGateClusterTest {
     assertThat(gate.reserve(admission("O-" + run + "-2", "u-2", line(hot, 2))))
         .as("one unit left in all the buckets together")
         .isEqualTo(new AdmissionDecision.Insufficient(hot, 0));
+    assertThat(decisionsOf("O-" + run + "-2"))
+        .as("the final refusal, once")
+        .hasSize(1)
+        .allMatch(entry -> entry.contains(" I " + hot + " 2 "));
     assertThat(
             gate.release(
                 "O-" + run,
@@ -580,6 +596,34 @@ class RedisAdmissionGateClusterTest {
       }
     }
     return intents;
+  }
+
+  /**
+   * The decision entries of a reservation in every partition's decision stream, oldest first in
+   * each: "<partition tag> <outcome> <skuId> <quantity> <availableAfter> ...".
+   */
+  private static List<String> decisionsOf(String reservationId) {
+    List<String> decisions = new ArrayList<>();
+    for (GateLayout.Partition partition : LAYOUT.partitions()) {
+      List<org.springframework.data.redis.connection.stream.MapRecord<String, Object, Object>>
+          entries =
+              redis
+                  .opsForStream()
+                  .range(partition.decisions(), org.springframework.data.domain.Range.unbounded());
+      for (var entry :
+          entries == null
+              ? List
+                  .<org.springframework.data.redis.connection.stream.MapRecord<
+                          String, Object, Object>>
+                      of()
+              : entries) {
+        String[] fields = String.valueOf(entry.getValue().get("d")).split(" ", 6);
+        if (fields[4].equals(reservationId)) {
+          decisions.add(partition.tag() + " " + fields[2] + " " + fields[5]);
+        }
+      }
+    }
+    return decisions;
   }
 
   private static List<String> pendingOf(String reservationId) {

@@ -231,6 +231,19 @@ class RedisAdmissionGateTest {
     assertThat(counters(sku)).containsEntry("available", "3");
     assertThat(gate.withdraw("O-" + run, admitted.admission(), IN_ONE_PARTITION))
         .isEqualTo(AdmissionGate.Withdrawal.WITHDRAWN);
+    // The decision log: admitted, then given back with no event to record it.
+    assertThat(
+            redis
+                .opsForStream()
+                .range(
+                    TestRedis.PARTITION.decisions(),
+                    org.springframework.data.domain.Range.unbounded())
+                .stream()
+                .map(entry -> String.valueOf(entry.getValue().get("d")).split(" ", 3)[2])
+                .filter(entry -> entry.contains(" O-" + run + " "))
+                .toList())
+        .containsExactly(
+            "A u-1 O-" + run + " " + sku + " 2 3", "W u-1 O-" + run + " " + sku + " 2 5");
 
     assertThat(counters(sku)).containsEntry("available", "5").containsEntry("reserved", "0");
     assertThat(redis.opsForHash().get(TestRedis.LAYOUT.holders(sku), "u-1")).isNull();

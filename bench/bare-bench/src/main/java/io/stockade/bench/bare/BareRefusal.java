@@ -172,6 +172,7 @@ public final class BareRefusal {
           "0",
           partition,
           "1000000",
+          "1",
           skuId,
           String.valueOf(quantity)
         };
