@@ -1,5 +1,8 @@
 package io.stockade.command.admission;
 
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.stockade.api.reservation.ReservationLine;
 import io.stockade.command.admission.GateLayout.Partition;
 import java.time.Clock;
@@ -67,7 +70,8 @@ class DecisionDrain {
       JdbcTemplate jdbc,
       PlatformTransactionManager transactions,
       DecisionLogProperties properties,
-      Clock clock) {
+      Clock clock,
+      MeterRegistry meters) {
     this.redis = redis;
     this.layout = layout;
     this.jdbc = jdbc;
@@ -75,6 +79,29 @@ class DecisionDrain {
     this.transactions.setTimeout(30);
     this.properties = properties;
     this.clock = clock;
+    this.moved =
+        Counter.builder("stockade.decisions.moved")
+            .description("Gate decisions moved from Redis to the database by this instance")
+            .register(meters);
+    Gauge.builder("stockade.decisions.backlog", this, DecisionDrain::backlog)
+        .description("Gate decisions waiting in Redis to be moved to the database, all partitions")
+        .register(meters);
+  }
+
+  private final Counter moved;
+
+  /** Entries waiting in every partition's stream; NaN while Redis does not answer. */
+  double backlog() {
+    try {
+      long waiting = 0;
+      for (Partition partition : layout.partitions()) {
+        Long length = redis.opsForStream().size(partition.decisions());
+        waiting += length == null ? 0 : length;
+      }
+      return waiting;
+    } catch (DataAccessException e) {
+      return Double.NaN;
+    }
   }
 
   @Scheduled(fixedDelayString = "${stockade.decisions.drain-interval:200ms}")
@@ -95,14 +122,15 @@ class DecisionDrain {
    * @return how many entries it moved
    */
   int drain(Partition partition) {
-    int moved = 0;
+    int total = 0;
     int batch;
     do {
       Integer done = transactions.execute(status -> drainBatch(partition));
       batch = done == null ? 0 : done;
-      moved += batch;
+      total += batch;
+      moved.increment(batch);
     } while (batch == properties.drainBatch());
-    return moved;
+    return total;
   }
 
   private int drainBatch(Partition partition) {
