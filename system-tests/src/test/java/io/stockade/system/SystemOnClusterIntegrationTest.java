@@ -368,6 +368,93 @@ class SystemOnClusterIntegrationTest {
       awaitStock(query, HOT, STOCK, 0, STOCK);
       awaitConsistent(query, HOT, STOCK, 0, STOCK);
     }
+
+    // The decision log, read over HTTP: one decision per reservation (an admission withdrawn
+    // after a 503 shows ADMITTED then WITHDRAWN, and its retry is decided anew), the stock
+    // admitted, every refusal with nothing left in its bucket, each bucket in its own order.
+    List<JsonNode> log = awaitDecisions(queries.get(0), HOT, SALE_REQUESTS);
+    List<JsonNode> settled = settled(log);
+    assertThat(settled)
+        .as("decisions once withdrawn admissions are set aside")
+        .hasSize(SALE_REQUESTS);
+    assertThat(settled.stream().map(d -> d.get("reservationId").asString()).distinct().count())
+        .as("reservations decided")
+        .isEqualTo(SALE_REQUESTS);
+    assertThat(settled.stream().filter(d -> "ADMITTED".equals(d.get("outcome").asString())))
+        .as("admitted")
+        .hasSize(STOCK);
+    assertThat(
+            settled.stream()
+                .filter(d -> !"ADMITTED".equals(d.get("outcome").asString()))
+                .map(d -> d.get("outcome").asString() + " " + d.get("availableAfter").asLong())
+                .distinct())
+        .as("the refusals")
+        .containsExactly("INSUFFICIENT_STOCK 0");
+    Map<Integer, Long> lastInBucket = new java.util.HashMap<>();
+    for (JsonNode decision : log) {
+      if (!"WITHDRAWN".equals(decision.get("outcome").asString())) {
+        long sequence = decision.get("sequence").asLong();
+        Long before = lastInBucket.put(decision.get("bucket").asInt(), sequence);
+        assertThat(before == null || before < sequence)
+            .as("sequence %d after %s in bucket %s", sequence, before, decision.get("bucket"))
+            .isTrue();
+      }
+    }
+    assertThat(lastInBucket.keySet()).as("buckets that decided").hasSize(BUCKETS);
+    JsonNode user = query(queries.get(1)).get("/api/audit/users/fu-1/decisions").getBody();
+    assertThat(settled(list(user.get("decisions"))))
+        .extracting(d -> d.get("skuId").asString() + " " + d.get("reservationId").asString())
+        .containsExactly(HOT + " F-" + RUN + "-1");
+  }
+
+  /** Every decision of the SKU over HTTP, page by page, once the log holds at least {@code n}. */
+  private static List<JsonNode> awaitDecisions(ServiceProcess query, String sku, int n) {
+    return await()
+        .atMost(SETTLE_TIMEOUT)
+        .pollInterval(Duration.ofMillis(500))
+        .until(
+            () -> {
+              List<JsonNode> all = new ArrayList<>();
+              for (int page = 0; ; page++) {
+                ResponseEntity<JsonNode> answer =
+                    query(query)
+                        .get("/api/audit/skus/" + sku + "/decisions?size=1000&page=" + page);
+                assertThat(answer.getStatusCode().value()).isEqualTo(200);
+                List<JsonNode> decisions = list(answer.getBody().get("decisions"));
+                all.addAll(decisions);
+                if (decisions.size() < 1000) {
+                  assertThat(answer.getBody().get("total").asInt()).isEqualTo(all.size());
+                  return all;
+                }
+              }
+            },
+            all -> settled(all).size() >= n);
+  }
+
+  private static List<JsonNode> list(JsonNode array) {
+    List<JsonNode> list = new ArrayList<>();
+    array.forEach(list::add);
+    return list;
+  }
+
+  /** The decisions without the admissions withdrawn: each WITHDRAWN and the ADMITTED it undoes. */
+  private static List<JsonNode> settled(List<JsonNode> log) {
+    List<JsonNode> kept = new ArrayList<>(log);
+    for (JsonNode withdrawn : log) {
+      if ("WITHDRAWN".equals(withdrawn.get("outcome").asString())) {
+        kept.remove(withdrawn);
+        for (int i = kept.size() - 1; i >= 0; i--) {
+          JsonNode d = kept.get(i);
+          if ("ADMITTED".equals(d.get("outcome").asString())
+              && d.get("reservationId").equals(withdrawn.get("reservationId"))
+              && d.get("sequence").equals(withdrawn.get("sequence"))) {
+            kept.remove(i);
+            break;
+          }
+        }
+      }
+    }
+    return kept;
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -504,6 +591,16 @@ class SystemOnClusterIntegrationTest {
       awaitStock(query, HOT, total, total - recorded, recorded);
       awaitConsistent(query, HOT, total, total - recorded, recorded);
     }
+    // The decision log lost none of the admitted decisions: those the restarted master's streams
+    // held are restored from their events.
+    List<JsonNode> log = awaitDecisions(queries.get(0), HOT, SALE_REQUESTS + 6);
+    assertThat(
+            settled(log).stream()
+                .filter(d -> "ADMITTED".equals(d.get("outcome").asString()))
+                .map(d -> d.get("reservationId").asString())
+                .distinct())
+        .as("admitted decisions of the hot SKU")
+        .hasSize(recorded);
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -68,6 +68,7 @@ class DecisionLogIntegrationTest {
             "--spring.data.redis.host=127.0.0.1",
             "--spring.data.redis.port=" + redis.port(),
             "--stockade.local-infra.database=" + DATABASE,
+            "--stockade.decisions.enabled=true",
             "--stockade.decisions.drain-interval=1h",
             "--stockade.decisions.drain-batch=50");
   }

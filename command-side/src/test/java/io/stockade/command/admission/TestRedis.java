@@ -126,7 +126,7 @@ public final class TestRedis {
         Duration.ofSeconds(60),
         null,
         null,
-        1_000_000);
+        100_000);
   }
 
   /**
