@@ -125,6 +125,11 @@ class DecisionDrain {
     int total = 0;
     int batch;
     do {
+      // Most drains find nothing: they cost Redis one XLEN and the database nothing.
+      Long waiting = redis.opsForStream().size(partition.decisions());
+      if (waiting == null || waiting == 0) {
+        break;
+      }
       Integer done = transactions.execute(status -> drainBatch(partition));
       batch = done == null ? 0 : done;
       total += batch;
