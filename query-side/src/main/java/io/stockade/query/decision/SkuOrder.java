@@ -43,9 +43,11 @@ final class SkuOrder {
       List<Mark> own = byStream.remove(List.of((long) stream.partition(), stream.epoch()));
       StreamMarks positions = new StreamMarks(stream, own == null ? List.of() : own);
       streams.add(positions);
-      // More than two intervals' rows after the last usable mark: extend before answering.
+      // More than two intervals' rows after the last usable mark, or marks the retention left
+      // behind: extend (and delete those) before answering.
       long from = positions.size() == 0 ? stream.oldest() : positions.at[positions.size() - 1];
-      if (decisions.countUpTo(skuId, stream, from, 2L * interval + 1) > 2L * interval) {
+      if ((own != null && own.size() > positions.size())
+          || decisions.countUpTo(skuId, stream, from, 2L * interval + 1) > 2L * interval) {
         toExtend.add(stream);
       }
     }
