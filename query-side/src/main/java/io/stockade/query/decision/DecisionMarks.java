@@ -37,8 +37,8 @@ class DecisionMarks {
   /** A mark of one stream. */
   record Mark(int partition, long epoch, long at, long position) {}
 
-  /** Marks written per transaction while a stream is extended. */
-  private static final int MARKS_PER_TRANSACTION = 1000;
+  /** Milliseconds of a stream read per transaction while it is extended. */
+  private static final int MILLISECONDS_PER_TRANSACTION = 100_000;
 
   private final JdbcTemplate jdbc;
   private final GateDecisions decisions;
@@ -89,7 +89,10 @@ class DecisionMarks {
     }
   }
 
-  /** Up to {@link #MARKS_PER_TRANSACTION} marks; whether there may be more to write. */
+  /**
+   * The marks of up to {@link #MILLISECONDS_PER_TRANSACTION} milliseconds of the stream; whether
+   * there may be more to write.
+   */
   private boolean extendSome(String skuId, int partition, long epoch) {
     jdbc.update(
         "insert ignore into gate_decision_mark_stream (sku_id, gate_partition, epoch)"
@@ -138,19 +141,20 @@ class DecisionMarks {
     // Without a mark, from the stream's oldest row at position 0.
     long at = last.isEmpty() ? stream.oldest() : last.get(0).at();
     long position = last.isEmpty() ? 0 : last.get(0).position();
+    // A mark goes at the first millisecond whose rows would take the rows since the last one
+    // beyond the interval (after all of them when one millisecond holds more).
     List<Object[]> marks = new ArrayList<>();
-    while (marks.size() < MARKS_PER_TRANSACTION) {
-      Optional<Long> next = decisions.timeAfter(skuId, stream, at, interval);
-      if (next.isPresent() && next.get() == at) {
-        // More than an interval's rows in one millisecond: the mark goes after all of them.
-        next = decisions.timeAfter(skuId, stream, at + 1, 0);
+    List<GateDecisions.Millisecond> read =
+        decisions.perMillisecond(skuId, stream, at, MILLISECONDS_PER_TRANSACTION);
+    long since = 0;
+    for (GateDecisions.Millisecond millisecond : read) {
+      if (since > 0 && since + millisecond.rows() > interval) {
+        position += since;
+        at = millisecond.at();
+        since = 0;
+        marks.add(new Object[] {skuId, partition, epoch, at, position});
       }
-      if (next.isEmpty()) {
-        break;
-      }
-      position += decisions.count(skuId, stream, at, next.get());
-      at = next.get();
-      marks.add(new Object[] {skuId, partition, epoch, at, position});
+      since += millisecond.rows();
     }
     if (!marks.isEmpty()) {
       jdbc.batchUpdate(
@@ -158,6 +162,7 @@ class DecisionMarks {
               + " values (?, ?, ?, ?, ?)",
           marks);
     }
-    return marks.size() == MARKS_PER_TRANSACTION;
+    // More to read after the last mark written; none written: the rest is the stream's tail.
+    return read.size() == MILLISECONDS_PER_TRANSACTION && !marks.isEmpty();
   }
 }

@@ -112,24 +112,24 @@ class GateDecisions {
         limit);
   }
 
+  /** A millisecond of a stream and its rows decided then. */
+  record Millisecond(long at, long rows) {}
+
   /**
-   * The time of the stream's row {@code offset} places after its first row decided at {@code from}
-   * or later (0: that row), if there is one.
+   * The stream's rows per millisecond from {@code from} on, oldest first, for up to {@code limit}
+   * milliseconds: one pass over its index.
    */
-  Optional<Long> timeAfter(String skuId, Stream stream, long from, long offset) {
-    return jdbc
-        .queryForList(
-            "select decided_at from gate_decision force index (ix_gate_decision_stream)"
-                + " where sku_id = ? and gate_partition = ? and epoch = ? and decided_at >= ?"
-                + " order by decided_at, entry_seq limit 1 offset ?",
-            Long.class,
-            skuId,
-            stream.partition(),
-            stream.epoch(),
-            from,
-            offset)
-        .stream()
-        .findFirst();
+  List<Millisecond> perMillisecond(String skuId, Stream stream, long from, int limit) {
+    return jdbc.query(
+        "select decided_at, count(*) from gate_decision force index (ix_gate_decision_stream)"
+            + " where sku_id = ? and gate_partition = ? and epoch = ? and decided_at >= ?"
+            + " group by decided_at order by decided_at limit ?",
+        (rs, i) -> new Millisecond(rs.getLong(1), rs.getLong(2)),
+        skuId,
+        stream.partition(),
+        stream.epoch(),
+        from,
+        limit);
   }
 
   /** The time of the stream's oldest row, if it has any. */
