@@ -27,9 +27,10 @@ import org.springframework.transaction.support.TransactionTemplate;
  * next extension. Counted from an origin of their own, positions need no renumbering when the
  * oldest rows go.
  *
- * <p>Marks are extended when a read finds more than two intervals' rows after a stream's last one,
- * by that read, in transactions of its own, each holding the stream's row of {@code
- * gate_decision_mark_stream} so that one instance at a time extends a stream.
+ * <p>Marks are extended when a read finds more than two intervals' rows after a stream's last one
+ * (or marks the retention left behind, or marks of a stream without rows), by that read, in
+ * transactions of its own, each holding the stream's row of {@code gate_decision_mark_stream} so
+ * that one instance at a time extends a stream.
  */
 @Repository
 class DecisionMarks {
