@@ -14,6 +14,7 @@
   const LEDGER_PAGE_SIZE = 500;
   const LEDGER_MAX_PAGES = 10;
   const RECONCILIATION_MAX_ROWS = 500;
+  const DECISIONS_PAGE_SIZE = 50;
 
   const $ = (id) => document.getElementById(id);
   const enc = encodeURIComponent;
@@ -580,6 +581,134 @@
       }
       say(message, problems.join(' — '), problems.length > 0);
     });
+  })();
+
+  // ---- gate decisions ----
+
+  (() => {
+    const message = $('decisions-message');
+    const body = $('decisions-table').tBodies[0];
+    // What the table shows: a SKU's decisions (in a window) or a user's, its page and total, and
+    // the position of the SKU's first sell-out once asked for (-1: none or not asked).
+    let shown = null;
+
+    function path(view, page, around) {
+      const query = new URLSearchParams({ size: String(DECISIONS_PAGE_SIZE) });
+      if (around) {
+        query.set('around', 'sellout');
+      } else {
+        query.set('page', String(page));
+      }
+      if (view.from) {
+        query.set('from', view.from);
+      }
+      if (view.to) {
+        query.set('to', view.to);
+      }
+      const base = view.kind === 'sku' ? 'skus' : 'users';
+      return `/api/audit/${base}/${enc(view.id)}/decisions?${query}`;
+    }
+
+    /** A decision's time to the millisecond, in UTC: decisions a millisecond apart differ. */
+    function formatMillis(iso) {
+      return new Date(iso.replace(/(\.\d{3})\d+/, '$1')).toISOString().replace('T', ' ').replace('Z', '');
+    }
+
+    function render(view, answer, soldOut) {
+      shown = { ...view, page: answer.page, size: answer.size, total: answer.total, soldOut };
+      body.replaceChildren();
+      answer.decisions.forEach((decision, i) => {
+        const position = answer.page * answer.size + i;
+        const tr = document.createElement('tr');
+        tr.dataset.sequence = String(decision.sequence);
+        tr.dataset.position = String(position);
+        if (position === soldOut) {
+          tr.classList.add('sellout');
+        }
+        const th = document.createElement('th');
+        th.scope = 'row';
+        th.className = 'num';
+        th.textContent = String(position + 1);
+        tr.appendChild(th);
+        cell(tr, formatMillis(decision.at)).dataset.field = 'at';
+        cell(tr, decision.skuId || view.id).dataset.field = 'skuId';
+        cell(tr, decision.bucket, 'num');
+        cell(tr, decision.sequence, 'num').dataset.field = 'sequence';
+        cell(tr, decision.reservationId);
+        cell(tr, decision.userId).dataset.field = 'userId';
+        cell(tr, decision.quantity, 'num');
+        const outcome = cell(tr, decision.outcome, `outcome outcome-${decision.outcome}`);
+        outcome.dataset.field = 'outcome';
+        cell(tr, decision.availableAfter, 'num').dataset.field = 'availableAfter';
+        body.appendChild(tr);
+      });
+      const pages = Math.max(1, Math.ceil(answer.total / answer.size));
+      const window = [view.from ? `from ${view.from}` : '', view.to ? `to ${view.to}` : ''].filter(Boolean).join(' ');
+      let summary = view.kind === 'sku'
+        ? `${answer.total} decisions of SKU ${view.id}${window ? ` ${window}` : ''}`
+        : `${answer.total} attempts of user ${view.id}${window ? ` ${window}` : ''}, every SKU's`;
+      if (view.kind === 'sku' && view.sellout) {
+        summary += soldOut >= 0
+          ? `; first sell-out at decision #${soldOut + 1} (highlighted)`
+          : '; no decision left it sold out';
+      }
+      $('decisions-summary').textContent = `${summary}.`;
+      $('decisions-page').textContent = `Page ${answer.page + 1} of ${pages}`;
+      $('decisions-caption').textContent = answer.decisions.length > 0
+        ? `Decisions ${answer.page * answer.size + 1} to ${answer.page * answer.size + answer.decisions.length} of ${answer.total}, oldest first`
+        : 'No decision on this page';
+      $('decisions-previous').disabled = answer.page <= 0;
+      $('decisions-next').disabled = answer.page + 1 >= pages;
+      $('decisions-result').hidden = false;
+    }
+
+    async function load(view, page, around) {
+      say(message, 'Loading…');
+      try {
+        const answer = await get(path(view, page, around));
+        let soldOut = shown && shown.kind === view.kind && shown.id === view.id ? shown.soldOut : -1;
+        if (around) {
+          soldOut = answer.sellout === null || answer.sellout === undefined ? -1 : answer.sellout;
+        }
+        render(view, answer, soldOut);
+        say(message, '');
+      } catch (error) {
+        say(message, error.message, true);
+      }
+    }
+
+    function skuView(sellout) {
+      return {
+        kind: 'sku',
+        id: $('decisions-sku').value.trim(),
+        from: $('decisions-from').value.trim(),
+        to: $('decisions-to').value.trim(),
+        sellout,
+      };
+    }
+
+    $('decisions-sku-form').addEventListener('submit', (event) => {
+      event.preventDefault();
+      shown = null;
+      load(skuView(true), 0, true);
+    });
+
+    $('decisions-first').addEventListener('click', () => {
+      if (!$('decisions-sku-form').reportValidity()) {
+        return;
+      }
+      shown = null;
+      load(skuView(false), 0, false);
+    });
+
+    $('decisions-user-form').addEventListener('submit', (event) => {
+      event.preventDefault();
+      shown = null;
+      load({ kind: 'user', id: $('decisions-user').value.trim() }, 0, false);
+    });
+
+    $('decisions-previous').addEventListener('click', () => load(shown, shown.page - 1, false));
+    $('decisions-next').addEventListener('click', () => load(shown, shown.page + 1, false));
   })();
 
   // ---- reconciliation ----

@@ -29,6 +29,8 @@ class AccessConfiguration {
                 "/api/reservations/*",
                 "/api/audit/reservations/*",
                 "/api/audit/skus/*",
+                "/api/audit/skus/*/decisions",
+                "/api/audit/users/*/decisions",
                 "/api/reconciliation",
                 "/api/reconciliation/skus/*",
                 "/api/replays/*")

@@ -119,6 +119,13 @@ class HostileQueryHttpIntegrationTest {
         Arguments.of("/api/audit/skus/sku-%RUN%?page=-1", 400, "invalid-request"),
         Arguments.of("/api/audit/skus/sku-%RUN%?page=1e400", 400, "invalid-request"),
         Arguments.of("/api/audit/skus/sku-%RUN%?page=1.5", 400, "invalid-request"),
+        Arguments.of("/api/audit/skus/sku-%RUN%%7D/decisions", 400, "invalid-request"),
+        Arguments.of("/api/audit/skus/sku-%RUN%/decisions?from=yesterday", 400, "invalid-request"),
+        Arguments.of("/api/audit/skus/sku-%RUN%/decisions?size=1e400", 400, "invalid-request"),
+        Arguments.of("/api/audit/skus/sku-%RUN%/decisions?around=%27", 400, "invalid-request"),
+        Arguments.of("/api/audit/users/u-%RUN%%27/decisions", 400, "invalid-request"),
+        Arguments.of("/api/audit/users/" + LONG + "/decisions", 400, "invalid-request"),
+        Arguments.of("/api/audit/users/u-%RUN%/decisions?page=1.5", 400, "invalid-request"),
         Arguments.of("/api/reconciliation/skus/%RUN%:*", 400, "invalid-request"),
         Arguments.of("/api/replays/%7B%RUN%%7D", 400, "invalid-request"));
   }

@@ -16,19 +16,29 @@ class OpenApiHttpIntegrationTest {
 
   /** The contract's endpoints of this service: path, method, and the statuses it documents. */
   private static final Map<String, Map<String, String[]>> CONTRACT =
-      Map.of(
-          "/api/stock/{skuId}", Map.of("get", new String[] {"200", "400", "404", "503"}),
-          "/api/stock", Map.of("get", new String[] {"200", "400", "503"}),
-          "/api/stock/{skuId}/stream", Map.of("get", new String[] {"200", "404", "503"}),
-          "/api/reservations/{reservationId}",
-              Map.of("get", new String[] {"200", "400", "404", "503"}),
-          "/api/audit/reservations/{reservationId}",
-              Map.of("get", new String[] {"200", "400", "404"}),
-          "/api/audit/skus/{skuId}", Map.of("get", new String[] {"200", "400", "404", "503"}),
-          "/api/reconciliation", Map.of("get", new String[] {"200", "503"}),
-          "/api/reconciliation/skus/{skuId}", Map.of("get", new String[] {"200", "404", "503"}),
-          "/api/replays", Map.of("post", new String[] {"202", "409"}),
-          "/api/replays/{replayId}", Map.of("get", new String[] {"200", "404"}));
+      Map.ofEntries(
+          Map.entry("/api/stock/{skuId}", Map.of("get", new String[] {"200", "400", "404", "503"})),
+          Map.entry("/api/stock", Map.of("get", new String[] {"200", "400", "503"})),
+          Map.entry("/api/stock/{skuId}/stream", Map.of("get", new String[] {"200", "404", "503"})),
+          Map.entry(
+              "/api/reservations/{reservationId}",
+              Map.of("get", new String[] {"200", "400", "404", "503"})),
+          Map.entry(
+              "/api/audit/reservations/{reservationId}",
+              Map.of("get", new String[] {"200", "400", "404"})),
+          Map.entry(
+              "/api/audit/skus/{skuId}", Map.of("get", new String[] {"200", "400", "404", "503"})),
+          Map.entry(
+              "/api/audit/skus/{skuId}/decisions",
+              Map.of("get", new String[] {"200", "400", "404", "503"})),
+          Map.entry(
+              "/api/audit/users/{userId}/decisions", Map.of("get", new String[] {"200", "400"})),
+          Map.entry("/api/reconciliation", Map.of("get", new String[] {"200", "503"})),
+          Map.entry(
+              "/api/reconciliation/skus/{skuId}",
+              Map.of("get", new String[] {"200", "404", "503"})),
+          Map.entry("/api/replays", Map.of("post", new String[] {"202", "409"})),
+          Map.entry("/api/replays/{replayId}", Map.of("get", new String[] {"200", "404"})));
 
   @LocalServerPort private int port;
 

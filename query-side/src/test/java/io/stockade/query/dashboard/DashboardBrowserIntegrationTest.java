@@ -50,6 +50,7 @@ import org.openqa.selenium.support.ui.WebDriverWait;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.support.TransactionTemplate;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -59,13 +60,14 @@ import tools.jackson.databind.json.JsonMapper;
  * chromedriver, against this service on a random port. Events are appended to the event store; the
  * page shows them as an operator would see them: the stock table following the live stream, the
  * chart of the SKU's stock over time, a reservation with its audit timeline, a reconciliation
- * report, a replay, a problem's title and detail. Every call the page makes carries the token typed
- * into it, as the browser's own log of its network requests shows.
+ * report, a replay, a SKU's gate decisions around its sell-out and a user's attempts, a problem's
+ * title and detail. Every call the page makes carries the token typed into it, as the browser's own
+ * log of its network requests shows.
  *
  * <p>Skipped (a JUnit condition, checked before the application starts) where Chromium or
  * chromedriver is not installed, as on a machine with only a JDK; CI installs both. Screenshots:
- * {@code target/dashboard.png} (every panel filled) and {@code target/dashboard-replay.png} (a
- * replay done).
+ * {@code target/dashboard.png} (every panel filled), {@code target/dashboard-replay.png} (a replay
+ * done) and {@code target/dashboard-decisions.png} (a user's attempts).
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 @EnabledIf(
@@ -95,6 +97,7 @@ class DashboardBrowserIntegrationTest {
   @LocalServerPort private int port;
   @Autowired private EventStore eventStore;
   @Autowired private TransactionTemplate transaction;
+  @Autowired private JdbcTemplate jdbc;
 
   private ApiClient http;
   private String run;
@@ -274,6 +277,91 @@ class DashboardBrowserIntegrationTest {
     assertThat(text("reconciliation-summary")).contains(" SKUs: ");
 
     screenshot(Path.of("target", "dashboard.png"));
+  }
+
+  @Test
+  void operatorSeesASkusDecisionsAroundItsSellOutAndAUsersAttempts() {
+    String sku = "gate-" + run;
+    String other = "other-" + run;
+    String user = "buyer-" + run;
+    long t0 = Instant.parse("2026-11-30T10:00:00Z").toEpochMilli();
+    List<Object[]> rows = new ArrayList<>();
+    for (int i = 0; i < 120; i++) {
+      // 70 units: the 70th decision (position 69) leaves none; two decisions a millisecond.
+      long available = Math.max(0, 69 - i);
+      String outcome = i < 70 ? "ADMITTED" : "INSUFFICIENT_STOCK";
+      rows.add(
+          new Object[] {
+            sku, t0 + i / 2, i, 0, 1, i + 1, "O-" + i, "u-" + i, 1, outcome, available
+          });
+    }
+    rows.add(new Object[] {sku, t0 + 100, 0, 1, 1, 500, "B-1", user, 2, "ADMITTED", 3});
+    rows.add(
+        new Object[] {other, t0 + 50, 0, 0, 1, 501, "B-2", user, 1, "PURCHASE_LIMIT_EXCEEDED", 8});
+    jdbc.batchUpdate(
+        "insert into gate_decision (sku_id, decided_at, entry_seq, gate_partition, epoch,"
+            + " sequence, reservation_id, user_id, quantity, outcome, available_after)"
+            + " values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        rows);
+    browser.get(url("/dashboard/"));
+    type("token", TOKEN);
+    click("#token-form button[type=submit]");
+    waitFor(() -> text("token-state").equals("Token in use."));
+
+    // Around the sell-out: the page of 50 that holds it, the decision that left nothing marked.
+    type("decisions-sku", sku);
+    click("#decisions-sku-form button[type=submit]");
+    waitFor(() -> text("decisions-page").equals("Page 2 of 3"));
+    List<WebElement> soldOut = browser.findElements(By.cssSelector("#decisions-table tr.sellout"));
+    assertThat(soldOut).hasSize(1);
+    assertThat(soldOut.get(0).getDomAttribute("data-position")).isEqualTo("69");
+    assertThat(decisionCell(soldOut.get(0), "availableAfter")).isEqualTo("0");
+    assertThat(decisionCell(soldOut.get(0), "at")).isEqualTo("2026-11-30 10:00:00.034");
+    assertThat(text("decisions-summary"))
+        .contains("121 decisions of SKU " + sku)
+        .contains("first sell-out at decision #70");
+    assertThat(decisionSequences()).first().isEqualTo(51L);
+    assertThat(decisionSequences()).hasSize(50).isSorted();
+
+    // The pages after and before it, and the first.
+    click("#decisions-next");
+    waitFor(() -> text("decisions-page").equals("Page 3 of 3"));
+    assertThat(decisionSequences()).hasSize(21).startsWith(101L).endsWith(500L);
+    assertThat(browser.findElement(By.id("decisions-next")).isEnabled()).isFalse();
+    click("#decisions-previous");
+    waitFor(() -> text("decisions-page").equals("Page 2 of 3"));
+    assertThat(browser.findElements(By.cssSelector("#decisions-table tr.sellout"))).hasSize(1);
+    click("#decisions-first");
+    waitFor(() -> text("decisions-page").equals("Page 1 of 3"));
+    assertThat(decisionSequences()).startsWith(1L, 2L, 3L);
+    assertThat(authorizationsSent("/api/audit/skus/" + sku + "/decisions"))
+        .hasSize(4)
+        .allMatch(("Bearer " + TOKEN)::equals);
+
+    // A user's attempts, every SKU's, oldest first.
+    type("decisions-user", user);
+    click("#decisions-user-form button[type=submit]");
+    waitFor(() -> text("decisions-summary").startsWith("2 attempts of user " + user));
+    List<WebElement> attempts = browser.findElements(By.cssSelector("#decisions-table tbody tr"));
+    assertThat(attempts).hasSize(2);
+    assertThat(attempts.stream().map(row -> decisionCell(row, "skuId")).toList())
+        .containsExactly(other, sku);
+    assertThat(attempts.stream().map(row -> decisionCell(row, "outcome")).toList())
+        .containsExactly("PURCHASE_LIMIT_EXCEEDED", "ADMITTED");
+    assertThat(text("decisions-message")).isEmpty();
+    assertThat(authorizationsSent("/api/audit/users/" + user + "/decisions"))
+        .containsExactly("Bearer " + TOKEN);
+    screenshot(Path.of("target", "dashboard-decisions.png"));
+  }
+
+  private static String decisionCell(WebElement row, String field) {
+    return row.findElement(By.cssSelector("[data-field='" + field + "']")).getText();
+  }
+
+  private static List<Long> decisionSequences() {
+    return browser.findElements(By.cssSelector("#decisions-table tbody tr")).stream()
+        .map(row -> Long.parseLong(row.getDomAttribute("data-sequence")))
+        .toList();
   }
 
   @Test
