@@ -9,6 +9,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -255,19 +256,18 @@ class DecisionDrain {
       String userId,
       ReservationLine line,
       long sequence,
-      long epoch,
       Instant admittedAt) {}
 
   /**
    * Writes the admitted decisions the log lacks among {@code admitted}, whose partitions' streams
    * Redis lost: those admitted since the partition's last moved entry (less a minute for the
    * clocks' differences: an admission's time is its instance's clock, an entry's its Redis's) and
-   * not in the log. Their {@code available_after} is unknown (NULL), and they sort by their
-   * admission's time.
+   * not in the log. Their {@code available_after} is unknown (NULL), they sort by their admission's
+   * time, and their epoch is the rebuild's {@code epoch} negated.
    *
    * @return how many rows it wrote
    */
-  int restoreAdmitted(List<Admitted> admitted) {
+  int restoreAdmitted(long epoch, List<Admitted> admitted) {
     if (admitted.isEmpty()) {
       return 0;
     }
@@ -308,24 +308,32 @@ class DecisionDrain {
           },
           args.toArray());
     }
-    List<Object[]> rows = new ArrayList<>();
+    // In an order of their own (epoch: the rebuild's, negated), written at once in time order:
+    // rows are only ever added after the newest of their SKU, bucket and epoch (the query side
+    // counts pages from marks along each such order).
+    List<Admitted> missing = new ArrayList<>();
     for (Admitted a : candidates) {
       if (logged.add(a.reservationId() + " " + a.line().skuId())) {
-        rows.add(
-            new Object[] {
-              a.line().skuId(),
-              a.admittedAt().toEpochMilli(),
-              a.sequence(),
-              a.partition().index(),
-              a.epoch(),
-              a.sequence(),
-              a.reservationId(),
-              a.userId(),
-              a.line().quantity(),
-              "ADMITTED",
-              null
-            });
+        missing.add(a);
       }
+    }
+    missing.sort(Comparator.comparing(Admitted::admittedAt).thenComparingLong(Admitted::sequence));
+    List<Object[]> rows = new ArrayList<>();
+    for (Admitted a : missing) {
+      rows.add(
+          new Object[] {
+            a.line().skuId(),
+            a.admittedAt().toEpochMilli(),
+            a.sequence(),
+            a.partition().index(),
+            -epoch,
+            a.sequence(),
+            a.reservationId(),
+            a.userId(),
+            a.line().quantity(),
+            "ADMITTED",
+            null
+          });
     }
     if (!rows.isEmpty()) {
       jdbc.batchUpdate(INSERT, rows);

@@ -288,13 +288,12 @@ class GateRebuild {
                   intent.userId,
                   line,
                   intent.sequence,
-                  intent.epoch,
                   intent.admittedAt));
         }
       }
     }
     try {
-      int restored = drain.restoreAdmitted(lost);
+      int restored = drain.restoreAdmitted(epoch, lost);
       if (restored > 0) {
         log.warn(
             "Gate rebuild of epoch {}: {} admitted decisions Redis lost restored to the decision"

@@ -56,9 +56,20 @@ class DecisionAuditController {
       String reservationId,
       String userId,
       int quantity,
-      @Schema(allowableValues = {"ADMITTED", "INSUFFICIENT_STOCK", "PURCHASE_LIMIT_EXCEEDED"})
+      @Schema(
+              allowableValues = {
+                "ADMITTED",
+                "INSUFFICIENT_STOCK",
+                "PURCHASE_LIMIT_EXCEEDED",
+                "WITHDRAWN"
+              })
           String outcome,
-      long availableAfter,
+      @Schema(
+              nullable = true,
+              description =
+                  "the SKU's (its bucket's) available units right after the decision; null for an"
+                      + " admitted decision Redis lost, restored from its event")
+          Long availableAfter,
       int bucket) {
 
     static SkuDecision of(SkuRow row) {
@@ -86,9 +97,20 @@ class DecisionAuditController {
       String reservationId,
       String userId,
       int quantity,
-      @Schema(allowableValues = {"ADMITTED", "INSUFFICIENT_STOCK", "PURCHASE_LIMIT_EXCEEDED"})
+      @Schema(
+              allowableValues = {
+                "ADMITTED",
+                "INSUFFICIENT_STOCK",
+                "PURCHASE_LIMIT_EXCEEDED",
+                "WITHDRAWN"
+              })
           String outcome,
-      long availableAfter,
+      @Schema(
+              nullable = true,
+              description =
+                  "the SKU's (its bucket's) available units right after the decision; null for an"
+                      + " admitted decision Redis lost, restored from its event")
+          Long availableAfter,
       int bucket) {}
 
   private final DecisionPages pages;

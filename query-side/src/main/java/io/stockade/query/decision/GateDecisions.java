@@ -27,7 +27,7 @@ class GateDecisions {
       String userId,
       int quantity,
       String outcome,
-      long availableAfter,
+      Long availableAfter,
       int partition) {}
 
   /** A row of the user view. */
@@ -252,7 +252,7 @@ class GateDecisions {
         rs.getString(skip + 4),
         rs.getInt(skip + 5),
         rs.getString(skip + 6),
-        rs.getLong(skip + 7),
+        rs.getObject(skip + 7, Long.class),
         rs.getInt(skip + 8));
   }
 }

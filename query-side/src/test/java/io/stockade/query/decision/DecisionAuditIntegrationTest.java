@@ -98,6 +98,27 @@ class DecisionAuditIntegrationTest {
   }
 
   @Test
+  void aWithdrawnAdmissionAndARestoredOneAreShownAsTheCommandSideWroteThem() {
+    String sku = "restored-" + run;
+    GateDecisionRows.insert(
+        jdbc,
+        List.of(
+            row(sku, T0, 0, 0, 1, 100, "ADMITTED", 4),
+            // Given back: its event was never stored (same sequence as the admission).
+            row(sku, T0 + 1, 0, 0, 1, 100, "WITHDRAWN", 5),
+            // Restored by a rebuild from its StockReserved: what was left after it is unknown.
+            new Row(
+                sku, T0 + 2, 101, 0, -2, 101, "O-r-" + run, "u-r-" + run, 1, "ADMITTED", null)));
+
+    JsonNode body = http.get("/api/audit/skus/" + sku + "/decisions").getBody();
+
+    assertThat(outcomes(body)).containsExactly("ADMITTED", "WITHDRAWN", "ADMITTED");
+    assertThat(body.get("decisions").get(1).get("availableAfter").asLong()).isEqualTo(5);
+    assertThat(body.get("decisions").get(2).get("availableAfter").isNull()).isTrue();
+    assertThat(body.get("total").asLong()).isEqualTo(3);
+  }
+
+  @Test
   void pagesSplitTheOrderAndEachCarriesTheTotal() {
     String sku = "paged-" + run;
     List<Row> rows = new ArrayList<>();
@@ -379,7 +400,7 @@ class DecisionAuditIntegrationTest {
 
   private static Row userRow(
       String sku, long at, long entrySeq, String user, long sequence, String outcome) {
-    return new Row(sku, at, entrySeq, 0, 1, sequence, "O-" + sequence, user, 1, outcome, 5);
+    return new Row(sku, at, entrySeq, 0, 1, sequence, "O-" + sequence, user, 1, outcome, 5L);
   }
 
   private static List<Long> sequences(JsonNode body) {

@@ -36,7 +36,7 @@ final class GateDecisionRows {
       String userId,
       int quantity,
       String outcome,
-      long availableAfter) {}
+      Long availableAfter) {}
 
   private GateDecisionRows() {}
 
