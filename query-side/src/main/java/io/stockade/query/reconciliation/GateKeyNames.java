@@ -19,10 +19,10 @@ package io.stockade.query.reconciliation;
  *       one that holds the reservation's lines of that partition.
  * </ul>
  *
- * Other keys of a partition ({@code :gate:sequence}, a SKU's {@code :holders} and {@code
- * :replenishments}) are not read. The reconciliation does not know the partitions or their number:
- * a full check finds them in the keys, and the routine checks after it name the keys of the
- * partitions it found.
+ * Other keys of a partition ({@code :gate:sequence}, the decision stream {@code :gate:decisions}, a
+ * SKU's {@code :holders} and {@code :replenishments}) are not read. The reconciliation does not
+ * know the partitions or their number: a full check finds them in the keys, and the routine checks
+ * after it name the keys of the partitions it found.
  */
 final class GateKeyNames {
 
