@@ -168,10 +168,10 @@ class GateRebuild {
     int stale = 0;
     Set<String> streams = new HashSet<>();
     for (String key : keys(redis, GateLayout.PATTERN)) {
-      if (partition(key) != null && partition(key).decisions().equals(key)) {
+      Partition partition = layout.partitionOfSlot(SlotHash.getSlot(key));
+      if (partition != null && partition.decisions().equals(key)) {
         streams.add(key);
       }
-      Partition partition = layout.partitionOfSlot(SlotHash.getSlot(key));
       // The decision streams are the decisions' only copy until they are moved to the database.
       if (key.startsWith(GateLayout.NOT_GATE_PREFIX)
           || (partition != null
@@ -260,10 +260,6 @@ class GateRebuild {
         Duration.ofNanos(folded - started).toMillis());
   }
 
-  private Partition partition(String key) {
-    return layout.partitionOfSlot(SlotHash.getSlot(key));
-  }
-
   /**
    * Gives the decision log back the admitted decisions of the partitions whose decision stream
    * Redis lost (its key was gone when the rebuild began): from their StockReserved, for each line
@@ -272,7 +268,9 @@ class GateRebuild {
   private void restoreAdmitted(
       long epoch, GateImage image, ToIntFunction<Partition> servers, Set<String> streams) {
     DecisionDrain drain = decisions.getIfAvailable();
-    if (drain == null) {
+    // Every stream still there (a rebuild for another reason than a loss): nothing to restore, and
+    // no need to place every intent's lines.
+    if (drain == null || streams.size() == layout.partitions().size()) {
       return;
     }
     List<DecisionDrain.Admitted> lost = new ArrayList<>();
