@@ -2,7 +2,11 @@ package io.stockade.api.reservation;
 
 /** The events of one reservation's stream. */
 public sealed interface ReservationEvent
-    permits StockReserved, StockConfirmed, StockReleased, ReservationAbandoned {
+    permits StockReserved,
+        StockConfirmed,
+        StockReleased,
+        ReservationExtended,
+        ReservationAbandoned {
 
   /** What begins the aggregate identifier of every reservation's stream in the event store. */
   String STREAM_PREFIX = "reservation:";
