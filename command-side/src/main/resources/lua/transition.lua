@@ -10,6 +10,10 @@
 -- ARGV[4]      retention: milliseconds the finished intent is kept (the idempotency window)
 -- ARGV[5]      the intent's lines as the caller read them ("sku qty sku qty ..."); they must match
 -- ARGV[6]      with RELEASED: the reason (CANCELLED, EXPIRED, ...), [A-Z_]{1,32}
+--              with CONFIRMED, optional: the units confirmed of this part, "sku qty sku qty ..."
+--              (a partial confirmation), each SKU one of the intent's, at most once, at most its
+--              reserved quantity; a SKU absent, or "" for all, confirms none of its units. Absent:
+--              every unit is confirmed
 --
 -- Only the admission named by ARGV[2] and ARGV[3] is moved: an intent of any other admission of
 -- the id (the id reused by another user, whose admission lies in another bucket; or admitted anew
@@ -17,8 +21,12 @@
 -- intents kept their epoch is compared by its sequence alone.
 --
 -- CONFIRMED moves reserved -> sold; the user's allowance is not given back (confirmed units
--- still count towards the limit). RELEASED moves reserved -> available and gives the user's
--- allowance back. Either way the intent takes the new state and now expires after the retention.
+-- still count towards the limit). A partial confirmation (ARGV[6]) moves the units it names so and
+-- the rest of each line reserved -> available, giving the user's allowance back for them, and
+-- records what it sold in the intent's field confirmed ("sku qty ..." in the order of the intent's
+-- lines, 0 for a SKU none of whose units were sold). RELEASED moves reserved -> available and gives
+-- the user's allowance back. Either way the intent takes the new state and now expires after the
+-- retention.
 --
 -- Returns:
 --   {1}   DONE: the reservation went to the state now
@@ -65,6 +73,22 @@ if target == 'RELEASED'
     and (reason == nil or #reason > 32 or not string.match(reason, '^[A-Z_]+$')) then
   return redis.error_reply('ERR_ARGUMENT reason')
 end
+-- With CONFIRMED: SKU -> units confirmed, or nil for every unit.
+local confirmed = nil
+if target == 'CONFIRMED' and ARGV[6] ~= nil then
+  confirmed = {}
+  local canonical = {}
+  for sku, quantity in string.gmatch(ARGV[6], '(%S+) (%S+)') do
+    if confirmed[sku] ~= nil or not string.match(quantity, '^%d+$') or #quantity > 10 then
+      return redis.error_reply('ERR_ARGUMENT confirmed lines')
+    end
+    confirmed[sku] = tonumber(quantity)
+    canonical[#canonical + 1] = sku .. ' ' .. quantity
+  end
+  if table.concat(canonical, ' ') ~= ARGV[6] then
+    return redis.error_reply('ERR_ARGUMENT confirmed lines')
+  end
+end
 local kind = redis.call('TYPE', KEYS[1])['ok']
 if kind == 'none' then
   return { 4 }
@@ -95,6 +119,26 @@ end
 if #KEYS ~= 1 + 2 * #lines then
   return redis.error_reply('ERR_ARGUMENT expected 1 + 2 keys per line')
 end
+local sold = {}
+if confirmed ~= nil then
+  local known = {}
+  for i, line in ipairs(lines) do
+    known[line.sku] = true
+    sold[i] = confirmed[line.sku] or 0
+    if sold[i] > line.quantity then
+      return redis.error_reply('ERR_ARGUMENT confirmed more than reserved of ' .. line.sku)
+    end
+  end
+  for sku in pairs(confirmed) do
+    if not known[sku] then
+      return redis.error_reply('ERR_ARGUMENT confirmed a SKU not reserved: ' .. sku)
+    end
+  end
+else
+  for i, line in ipairs(lines) do
+    sold[i] = target == 'CONFIRMED' and line.quantity or 0
+  end
+end
 for i, line in ipairs(lines) do
   local counters = KEYS[2 * i]
   local holders = KEYS[2 * i + 1]
@@ -115,18 +159,26 @@ end
 for i, line in ipairs(lines) do
   local counters = KEYS[2 * i]
   local holders = KEYS[2 * i + 1]
+  local back = line.quantity - sold[i]
   redis.call('HINCRBY', counters, 'reserved', -line.quantity)
-  if target == 'CONFIRMED' then
-    redis.call('HINCRBY', counters, 'sold', line.quantity)
-  else
-    redis.call('HINCRBY', counters, 'available', line.quantity)
-    if redis.call('HINCRBY', holders, user, -line.quantity) <= 0 then
+  if sold[i] > 0 then
+    redis.call('HINCRBY', counters, 'sold', sold[i])
+  end
+  if back > 0 then
+    redis.call('HINCRBY', counters, 'available', back)
+    if redis.call('HINCRBY', holders, user, -back) <= 0 then
       redis.call('HDEL', holders, user)
     end
   end
 end
 if target == 'RELEASED' then
   redis.call('HSET', KEYS[1], 'state', target, 'reason', reason)
+elseif confirmed ~= nil then
+  local recorded = {}
+  for i, line in ipairs(lines) do
+    recorded[i] = line.sku .. ' ' .. sold[i]
+  end
+  redis.call('HSET', KEYS[1], 'state', target, 'confirmed', table.concat(recorded, ' '))
 else
   redis.call('HSET', KEYS[1], 'state', target)
 end

@@ -2,6 +2,7 @@ package io.stockade.command.admission;
 
 import io.stockade.api.reservation.ReservationLine;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 
@@ -31,7 +32,32 @@ public interface AdmissionGate {
    * say where its intent records are; the gate acts on what they hold, and only on the admission
    * named.
    */
-  Transition confirm(String reservationId, AdmissionId admission, List<ReservationLine> lines);
+  default Transition confirm(
+      String reservationId, AdmissionId admission, List<ReservationLine> lines) {
+    return confirm(reservationId, admission, lines, null);
+  }
+
+  /**
+   * Confirms a reservation's admission, wholly or in part: the units {@code confirmed} names become
+   * sold, every other reserved unit of the admission goes back to available stock and the user's
+   * allowance, in one step per partition.
+   *
+   * @param lines the record's lines of the reservation: where its intent records are
+   * @param confirmed the units sold, at most one line per SKU of {@code lines}, a SKU absent for
+   *     none of its units; null for every reserved unit
+   */
+  Transition confirm(
+      String reservationId,
+      AdmissionId admission,
+      List<ReservationLine> lines,
+      List<ReservationLine> confirmed);
+
+  /**
+   * Moves the end of a reserved admission's hold, as the gate answers it to a retry, to {@code
+   * expiresAt} if that is later. It changes no stock: the hold's end is the record's business.
+   */
+  Transition extend(
+      String reservationId, AdmissionId admission, List<ReservationLine> lines, Instant expiresAt);
 
   /**
    * Returns the reserved units of a reservation's admission to available stock and the user's

@@ -1,6 +1,7 @@
 package io.stockade.command.admission;
 
 import io.stockade.api.reservation.ReservationAbandoned;
+import io.stockade.api.reservation.ReservationExtended;
 import io.stockade.api.reservation.ReservationLine;
 import io.stockade.api.reservation.StockConfirmed;
 import io.stockade.api.reservation.StockReleased;
@@ -45,15 +46,40 @@ final class GateImage {
     long sequence;
     long epoch;
     Instant admittedAt;
+
+    /** The end of the hold as admitted: part of what a retry must match. */
+    Instant reservedUntil;
+
+    /** The end of the hold now: later than reservedUntil once extended. */
     Instant expiresAt;
+
     String reason;
     Instant endedAt;
+
+    /** The units a partial confirmation sold; null unless confirmed in part. */
+    List<ReservationLine> confirmed;
 
     /** What reserve.lua records to recognise a retry: computed for the intents written only. */
     String fingerprint() {
       return new Admission(
-              reservationId, userId, lines, Duration.between(admittedAt, expiresAt), admittedAt)
+              reservationId, userId, lines, Duration.between(admittedAt, reservedUntil), admittedAt)
           .fingerprint();
+    }
+
+    /**
+     * What transition.lua records of a partial confirmation in the part of these lines: the units
+     * sold of each, in their order; null unless confirmed in part.
+     */
+    String confirmedOf(List<ReservationLine> part) {
+      if (confirmed == null) {
+        return null;
+      }
+      Map<String, Integer> sold = new HashMap<>();
+      confirmed.forEach(line -> sold.put(line.skuId(), line.quantity()));
+      return recordedLines(
+          part.stream()
+              .map(line -> new ReservationLine(line.skuId(), sold.getOrDefault(line.skuId(), 0)))
+              .toList());
     }
   }
 
@@ -109,6 +135,7 @@ final class GateImage {
       intent.sequence = reserved.admissionSequence();
       intent.epoch = reserved.gateEpoch();
       intent.admittedAt = reserved.reservedAt();
+      intent.reservedUntil = reserved.expiresAt();
       intent.expiresAt = reserved.expiresAt();
       intents.put(reserved.reservationId(), intent);
       sequence = Math.max(sequence, reserved.admissionSequence());
@@ -118,13 +145,38 @@ final class GateImage {
         sku.reserved += line.quantity();
         sku.holders.merge(reserved.userId(), (long) line.quantity(), Long::sum);
       }
+    } else if (event instanceof ReservationExtended extended) {
+      Intent intent = intents.get(extended.reservationId());
+      if (intent != null
+          && "RESERVED".equals(intent.state)
+          && extended.expiresAt().isAfter(intent.expiresAt)) {
+        intent.expiresAt = extended.expiresAt();
+      }
     } else if (event instanceof StockConfirmed confirmed) {
       Intent intent = end(confirmed.reservationId(), "CONFIRMED", confirmed.confirmedAt());
       if (intent != null) {
-        for (ReservationLine line : intent.lines) {
+        // The units sold: every reserved one, or fewer (a partial confirmation, whose rest the
+        // StockReleased NOT_CONFIRMED right after gives back).
+        for (ReservationLine line : confirmed.lines()) {
           Sku sku = sku(line.skuId());
           sku.reserved -= line.quantity();
           sku.sold += line.quantity();
+        }
+        if (!confirmed.lines().equals(intent.lines)) {
+          intent.confirmed = confirmed.lines();
+        }
+      }
+    } else if (event instanceof StockReleased released
+        && StockReleased.NOT_CONFIRMED.equals(released.reason())) {
+      // The rest of a partial confirmation: the reservation stays confirmed (and its intent may be
+      // forgotten already), these units are available again and no longer the user's.
+      for (ReservationLine line : released.lines()) {
+        Sku sku = sku(line.skuId());
+        sku.reserved -= line.quantity();
+        sku.available += line.quantity();
+        long held = sku.holders.merge(released.userId(), (long) -line.quantity(), Long::sum);
+        if (held <= 0) {
+          sku.holders.remove(released.userId());
         }
       }
     } else if (event instanceof StockReleased released) {

@@ -2,6 +2,7 @@ package io.stockade.command.admission;
 
 import io.lettuce.core.cluster.SlotHash;
 import io.stockade.api.reservation.ReservationAbandoned;
+import io.stockade.api.reservation.ReservationExtended;
 import io.stockade.api.reservation.ReservationLine;
 import io.stockade.api.reservation.StockConfirmed;
 import io.stockade.api.reservation.StockReleased;
@@ -76,6 +77,7 @@ class GateRebuild {
               StockReserved.class,
               StockConfirmed.class,
               StockReleased.class,
+              ReservationExtended.class,
               ReservationAbandoned.class)
           .collect(Collectors.toMap(Class::getName, type -> type));
 
@@ -476,6 +478,11 @@ class GateRebuild {
           if (intent.reason != null) {
             fields.add("reason");
             fields.add(intent.reason);
+          }
+          String confirmed = intent.confirmedOf(lines);
+          if (confirmed != null) {
+            fields.add("confirmed");
+            fields.add(confirmed);
           }
           writer.add("HSET", key, fields.toArray(String[]::new));
           if (intent.endedAt != null) {

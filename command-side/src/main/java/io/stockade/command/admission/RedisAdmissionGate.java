@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -38,6 +39,7 @@ class RedisAdmissionGate implements AdmissionGate {
   private static final RedisScript<List<Object>> RESERVE = script("reserve");
   private static final RedisScript<List<Object>> REGISTER = script("register");
   private static final RedisScript<List<Object>> TRANSITION = script("transition");
+  private static final RedisScript<List<Object>> EXTEND = script("extend");
   private static final RedisScript<List<Object>> REPLENISH = script("replenish");
   private static final RedisScript<List<Object>> WITHDRAW = script("withdraw");
   private static final RedisScript<List<Object>> TRANSFER = script("transfer");
@@ -586,14 +588,66 @@ class RedisAdmissionGate implements AdmissionGate {
 
   @Override
   public Transition confirm(
-      String reservationId, AdmissionId admission, List<ReservationLine> lines) {
-    return transition(reservationId, admission, lines, "CONFIRMED", null);
+      String reservationId,
+      AdmissionId admission,
+      List<ReservationLine> lines,
+      List<ReservationLine> confirmed) {
+    if (confirmed == null) {
+      return transition(reservationId, admission, lines, "CONFIRMED", intentLines -> null);
+    }
+    Map<String, Integer> sold = new HashMap<>();
+    confirmed.forEach(line -> sold.merge(line.skuId(), line.quantity(), Integer::sum));
+    // Each part checks the units sold of its own lines: a SKU of none of them would go unseen.
+    if (!lines.stream().map(ReservationLine::skuId).toList().containsAll(sold.keySet())) {
+      throw new IllegalArgumentException("Confirmed SKUs " + sold.keySet() + " not all reserved");
+    }
+    // Each part is given the units sold of its own lines, in its lines' order.
+    return transition(
+        reservationId,
+        admission,
+        lines,
+        "CONFIRMED",
+        intentLines -> {
+          StringBuilder part = new StringBuilder();
+          for (ReservationLine line : IntentLines.parse(intentLines)) {
+            if (part.length() > 0) {
+              part.append(' ');
+            }
+            part.append(line.skuId()).append(' ').append(sold.getOrDefault(line.skuId(), 0));
+          }
+          return part.toString();
+        });
   }
 
   @Override
   public Transition release(
       String reservationId, AdmissionId admission, List<ReservationLine> lines, String reason) {
-    return transition(reservationId, admission, lines, "RELEASED", reason);
+    return transition(reservationId, admission, lines, "RELEASED", intentLines -> reason);
+  }
+
+  @Override
+  public Transition extend(
+      String reservationId, AdmissionId admission, List<ReservationLine> lines, Instant expiresAt) {
+    List<Transition> outcomes = new ArrayList<>();
+    try {
+      GateSession session = session();
+      for (Partition partition : locations(lines)) {
+        int code =
+            code(
+                run(
+                    session,
+                    partition,
+                    EXTEND,
+                    List.of(partition.intent(reservationId)),
+                    admission.sequence(),
+                    admission.gateEpoch(),
+                    expiresAt.toEpochMilli()));
+        outcomes.add(transitionOf(code, reservationId));
+      }
+    } catch (DataAccessException | GateClosedException e) {
+      return Transition.UNAVAILABLE;
+    }
+    return worst(outcomes);
   }
 
   /**
@@ -607,7 +661,7 @@ class RedisAdmissionGate implements AdmissionGate {
       AdmissionId admission,
       List<ReservationLine> lines,
       String target,
-      String reason) {
+      Function<String, String> last) {
     List<Transition> outcomes = new ArrayList<>();
     Set<Partition> locations;
     try {
@@ -616,8 +670,13 @@ class RedisAdmissionGate implements AdmissionGate {
       return Transition.UNAVAILABLE;
     }
     for (Partition partition : locations) {
-      outcomes.add(transitionPart(partition, reservationId, admission, target, reason));
+      outcomes.add(transitionPart(partition, reservationId, admission, target, last));
     }
+    return worst(outcomes);
+  }
+
+  /** The outcome of a step of every part: the worst of the parts'. */
+  private static Transition worst(List<Transition> outcomes) {
     for (Transition worst :
         List.of(
             Transition.UNAVAILABLE,
@@ -637,7 +696,7 @@ class RedisAdmissionGate implements AdmissionGate {
       String reservationId,
       AdmissionId admission,
       String target,
-      String reason) {
+      Function<String, String> last) {
     long sequence = admission.sequence();
     long epoch = admission.gateEpoch();
     try {
@@ -647,26 +706,33 @@ class RedisAdmissionGate implements AdmissionGate {
               reservationId,
               TRANSITION,
               List.of(),
-              lines ->
-                  reason == null
-                      ? new Object[] {target, sequence, epoch, retentionMillis, lines}
-                      : new Object[] {target, sequence, epoch, retentionMillis, lines, reason});
-      switch (code) {
-        case DONE:
-          return Transition.DONE;
-        case ALREADY:
-          return Transition.ALREADY_DONE;
-        case NOT_ACTIVE:
-          return Transition.NOT_ACTIVE;
-        case UNKNOWN:
-          return Transition.UNKNOWN;
-        case OTHER_ADMISSION:
-          return Transition.OTHER_ADMISSION;
-        default:
-          throw new IllegalStateException("Unknown reply of the gate for " + reservationId);
-      }
+              lines -> {
+                // The reason of a release, or the units a partial confirmation sells of the part.
+                String argument = last.apply(lines.toString());
+                return argument == null
+                    ? new Object[] {target, sequence, epoch, retentionMillis, lines}
+                    : new Object[] {target, sequence, epoch, retentionMillis, lines, argument};
+              });
+      return transitionOf(code, reservationId);
     } catch (DataAccessException | GateClosedException e) {
       return Transition.UNAVAILABLE;
+    }
+  }
+
+  private static Transition transitionOf(int code, String reservationId) {
+    switch (code) {
+      case DONE:
+        return Transition.DONE;
+      case ALREADY:
+        return Transition.ALREADY_DONE;
+      case NOT_ACTIVE:
+        return Transition.NOT_ACTIVE;
+      case UNKNOWN:
+        return Transition.UNKNOWN;
+      case OTHER_ADMISSION:
+        return Transition.OTHER_ADMISSION;
+      default:
+        throw new IllegalStateException("Unknown reply of the gate for " + reservationId);
     }
   }
 

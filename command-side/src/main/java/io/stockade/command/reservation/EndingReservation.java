@@ -1,24 +1,29 @@
 package io.stockade.command.reservation;
 
 import io.stockade.api.reservation.ConfirmReservationCommand;
+import io.stockade.api.reservation.ExpireReservationCommand;
 import io.stockade.api.reservation.ReleaseReservationCommand;
+import io.stockade.api.reservation.ReservationLine;
+import io.stockade.api.reservation.StockReleased;
 import io.stockade.command.RacedAppends;
 import io.stockade.command.admission.AdmissionGate;
 import io.stockade.command.admission.AdmissionGate.Transition;
 import java.time.Clock;
+import java.time.Instant;
+import java.util.List;
 import org.axonframework.commandhandling.gateway.CommandGateway;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 
 /**
- * Confirms or releases a reservation: the event first, then the gate. A crash in between leaves the
- * gate behind the record (units still counted as reserved), which errs towards not selling; a
- * repeat of the request applies the gate's side again, since both sides are idempotent. The gate's
- * side names the admission the record holds, so a repeat never ends another admission of the id
- * (one admitted anew after the gate forgot this one). Racing another instance's end of the same
- * reservation, the command that lost is decided again on the winner's state (a repeat, or not
- * active): the gate follows only the event that was stored.
+ * Confirms (wholly or in part), releases or expires a reservation: the event first, then the gate.
+ * A crash in between leaves the gate behind the record (units still counted as reserved), which
+ * errs towards not selling; a repeat of the request applies the gate's side again, since both sides
+ * are idempotent. The gate's side names the admission the record holds, so a repeat never ends
+ * another admission of the id (one admitted anew after the gate forgot this one). Racing another
+ * instance's end of the same reservation, the command that lost is decided again on the winner's
+ * state (a repeat, or not active): the gate follows only the event that was stored.
  */
 @Component
 class EndingReservation {
@@ -36,16 +41,44 @@ class EndingReservation {
   }
 
   /**
-   * @throws ReservationNotActiveException when it was released
+   * Sells every reserved unit, or those {@code lines} name (null: all); a partial confirmation
+   * gives the rest back, in the gate in the same step as the sale.
+   *
+   * @return the units sold
+   * @throws ReservationNotActiveException when it was released, or confirmed with other lines
+   * @throws InvalidConfirmationException when the lines are not the reservation's
    * @throws org.axonframework.modelling.command.AggregateNotFoundException when it is unknown
    */
-  void confirm(String reservationId) {
+  List<ReservationLine> confirm(String reservationId, List<ReservationLine> lines) {
     GateHold hold =
         RacedAppends.retried(
             () ->
                 commands.sendAndWait(
-                    new ConfirmReservationCommand(reservationId, clock.instant())));
-    follow(reservationId, gate.confirm(reservationId, hold.admission(), hold.lines()), "confirm");
+                    new ConfirmReservationCommand(reservationId, lines, clock.instant())));
+    follow(
+        reservationId,
+        gate.confirm(reservationId, hold.admission(), hold.lines(), hold.confirmed()),
+        "confirm");
+    return hold.sold();
+  }
+
+  /**
+   * Expires the reservation if its hold still ends at {@code dueAt}.
+   *
+   * @throws NotYetDueException when its hold was extended past {@code dueAt}
+   * @throws ReservationNotActiveException when it ended before
+   * @throws org.axonframework.modelling.command.AggregateNotFoundException when it is unknown
+   */
+  void expire(String reservationId, Instant dueAt) {
+    GateHold hold =
+        RacedAppends.retried(
+            () ->
+                commands.sendAndWait(
+                    new ExpireReservationCommand(reservationId, dueAt, clock.instant())));
+    follow(
+        reservationId,
+        gate.release(reservationId, hold.admission(), hold.lines(), StockReleased.EXPIRED),
+        "expiry");
   }
 
   /**

@@ -1,6 +1,8 @@
 package io.stockade.command.reservation;
 
-import io.stockade.api.reservation.StockReleased;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import org.axonframework.modelling.command.AggregateNotFoundException;
@@ -16,7 +18,9 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * Releases unpaid reservations when their hold has passed, with reason EXPIRED, through the
- * aggregate: a reservation that ended before (confirmed, released, abandoned) is left as it is.
+ * aggregate: a reservation that ended before (confirmed, released, abandoned) is left as it is, and
+ * one whose hold was extended past its row's due time has its row moved to the new end (the
+ * aggregate, which holds the end as the record does, tells: no clock of an instance decides it).
  *
  * <p>The due times are rows of {@code reservation_expiry}, written with each reservation's event
  * (see {@link StoringReservations}), so they survive restarts and need nothing from Redis. Every
@@ -69,31 +73,55 @@ class ExpiringReservations {
    * @return how many due rows it locked
    */
   private int expireBatch() {
-    List<String> due =
-        jdbc.queryForList(
-            "select reservation_id from reservation_expiry where due_at <= utc_timestamp(6)"
+    List<Due> due =
+        jdbc.query(
+            "select reservation_id, due_at from reservation_expiry where due_at <= utc_timestamp(6)"
                 + " order by due_at limit ? for update skip locked",
-            String.class,
+            (row, index) ->
+                new Due(
+                    row.getString(1),
+                    row.getObject(2, LocalDateTime.class).toInstant(ZoneOffset.UTC)),
             BATCH);
     List<Object[]> done = new ArrayList<>(due.size());
-    for (String reservationId : due) {
-      if (expire(reservationId)) {
-        done.add(new Object[] {reservationId});
+    List<Object[]> later = new ArrayList<>();
+    for (Due row : due) {
+      try {
+        if (expire(row)) {
+          done.add(new Object[] {row.reservationId()});
+        }
+      } catch (NotYetDueException extended) {
+        // Not sooner than the next poll: an instance whose clock is behind never spins on it.
+        later.add(
+            new Object[] {
+              LocalDateTime.ofInstant(extended.expiresAt(), ZoneOffset.UTC), row.reservationId()
+            });
       }
     }
     if (!done.isEmpty()) {
       jdbc.batchUpdate("delete from reservation_expiry where reservation_id = ?", done);
     }
+    if (!later.isEmpty()) {
+      jdbc.batchUpdate(
+          "update reservation_expiry set due_at = greatest(?, utc_timestamp(6) + interval 1 second)"
+              + " where reservation_id = ?",
+          later);
+    }
     return due.size();
   }
 
+  private record Due(String reservationId, Instant dueAt) {}
+
   /**
    * @return whether the reservation's expiry is settled (else its row stays for the next poll)
+   * @throws NotYetDueException when its hold was extended: the row is to move to the new end
    */
-  private boolean expire(String reservationId) {
+  private boolean expire(Due row) {
+    String reservationId = row.reservationId();
     try {
-      release.executeWithoutResult(status -> ending.release(reservationId, StockReleased.EXPIRED));
+      release.executeWithoutResult(status -> ending.expire(reservationId, row.dueAt()));
       return true;
+    } catch (NotYetDueException extended) {
+      throw extended;
     } catch (ReservationNotActiveException ended) {
       return true; // Confirmed, or abandoned: nothing to release.
     } catch (AggregateNotFoundException unknown) {

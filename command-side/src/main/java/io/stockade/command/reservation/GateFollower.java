@@ -1,7 +1,9 @@
 package io.stockade.command.reservation;
 
+import io.stockade.api.reservation.ReservationExtended;
 import io.stockade.api.reservation.StockConfirmed;
 import io.stockade.api.reservation.StockReleased;
+import io.stockade.api.reservation.StockReserved;
 import io.stockade.api.sku.SkuRegistered;
 import io.stockade.api.sku.StockReplenished;
 import io.stockade.command.admission.AdmissionGate;
@@ -17,11 +19,11 @@ import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 
 /**
- * Brings the gate up to the record for every registration, replenishment, confirmation and release,
- * whoever caused it: the request that recorded it (which has usually done it already: each gate
- * update is idempotent), an expiry deadline, or a request that crashed between event and gate. It
- * reads the event stream, so no event is missed; while the gate is unavailable it retries. A
- * confirmation or release names the admission the reservation's {@code StockReserved} records, so
+ * Brings the gate up to the record for every registration, replenishment, confirmation, release and
+ * extension, whoever caused it: the request that recorded it (which has usually done it already:
+ * each gate update is idempotent), an expiry deadline, or a request that crashed between event and
+ * gate. It reads the event stream, so no event is missed; while the gate is unavailable it retries.
+ * A confirmation or release names the admission the reservation's {@code StockReserved} records, so
  * that a late or replayed one never ends another admission of the id.
  */
 @Component
@@ -67,18 +69,52 @@ class GateFollower {
     }
   }
 
+  /**
+   * A confirmation sells the units it names; when they are fewer than reserved, the gate gives the
+   * rest back in the same step (the StockReleased NOT_CONFIRMED that follows is that same step).
+   */
   @EventHandler
   void on(StockConfirmed event) {
-    admission(event.reservationId())
+    reserved(event.reservationId())
         .ifPresent(
-            admission ->
+            reserved ->
                 follow(
                     event.reservationId(),
-                    gate.confirm(event.reservationId(), admission, event.lines())));
+                    gate.confirm(
+                        event.reservationId(),
+                        admissionOf(reserved),
+                        reserved.lines(),
+                        event.lines().equals(reserved.lines()) ? null : event.lines())));
+  }
+
+  /** The gate's copy of the hold's end, which it answers a retry with. */
+  @EventHandler
+  void on(ReservationExtended event) {
+    reserved(event.reservationId())
+        .ifPresent(
+            reserved -> {
+              Transition outcome =
+                  gate.extend(
+                      event.reservationId(),
+                      admissionOf(reserved),
+                      reserved.lines(),
+                      event.expiresAt());
+              if (outcome == Transition.UNAVAILABLE) {
+                throw new IllegalStateException(
+                    "Gate unavailable; will retry " + event.reservationId());
+              }
+              // Otherwise done, or the reservation moved on since (ended: its hold no longer
+              // matters), or the gate has no intent of it (a rebuild's business, as below).
+              log.debug("Extension of {} in the gate: {}", event.reservationId(), outcome);
+            });
   }
 
   @EventHandler
   void on(StockReleased event) {
+    if (StockReleased.NOT_CONFIRMED.equals(event.reason())) {
+      // The rest of a partial confirmation: the confirmation's step gave these units back.
+      return;
+    }
     admission(event.reservationId())
         .ifPresent(
             admission ->
@@ -89,11 +125,22 @@ class GateFollower {
 
   /** The admission the reservation's stream begins with; none (logged) if it begins otherwise. */
   private Optional<AdmissionId> admission(String reservationId) {
-    Optional<AdmissionId> admission = stored.admission(reservationId);
-    if (admission.isEmpty()) {
-      log.error("Reservation {} ended in the record without a StockReserved", reservationId);
+    return reserved(reservationId).map(GateFollower::admissionOf);
+  }
+
+  /**
+   * The StockReserved the reservation's stream begins with; none (logged) if it begins otherwise.
+   */
+  private Optional<StockReserved> reserved(String reservationId) {
+    Optional<StockReserved> reserved = stored.reserved(reservationId);
+    if (reserved.isEmpty()) {
+      log.error("Reservation {} moved on in the record without a StockReserved", reservationId);
     }
-    return admission;
+    return reserved;
+  }
+
+  private static AdmissionId admissionOf(StockReserved reserved) {
+    return new AdmissionId(reserved.admissionSequence(), reserved.gateEpoch());
   }
 
   private static void follow(String reservationId, Transition outcome) {

@@ -13,11 +13,15 @@ import io.swagger.v3.oas.annotations.media.Content;
 import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import jakarta.validation.Valid;
+import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Pattern;
+import jakarta.validation.constraints.Positive;
+import jakarta.validation.constraints.Size;
 import java.security.Principal;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.axonframework.modelling.command.AggregateNotFoundException;
@@ -35,16 +39,19 @@ class ReservationController {
 
   private final ReservingStock reservingStock;
   private final EndingReservation endingReservation;
+  private final ExtendingReservation extendingReservation;
   private final ReservationRules rules;
   private final RateLimits rateLimits;
 
   ReservationController(
       ReservingStock reservingStock,
       EndingReservation endingReservation,
+      ExtendingReservation extendingReservation,
       ReservationRules rules,
       RateLimits rateLimits) {
     this.reservingStock = reservingStock;
     this.endingReservation = endingReservation;
+    this.extendingReservation = extendingReservation;
     this.rules = rules;
     this.rateLimits = rateLimits;
   }
@@ -58,22 +65,121 @@ class ReservationController {
    */
   record ReleaseRequest(@Pattern(regexp = "(?!EXPIRED$)[A-Z_]{1,32}") String reason) {}
 
+  /**
+   * The optional body of a confirmation.
+   *
+   * @param lines the units to sell (lines of one SKU merged); every other reserved unit goes back.
+   *     Absent: every reserved unit is sold
+   */
+  record ConfirmRequest(@Size(min = 1) List<ReserveRequest.@NotNull @Valid Line> lines) {}
+
+  /**
+   * @param lines the units sold
+   */
+  record ConfirmResponse(String reservationId, String status, List<ReservationLine> lines) {}
+
   @PostMapping("/{reservationId}/confirm")
+  @ApiResponse(
+      responseCode = "200",
+      description =
+          "Confirmed: the units sold (every reserved one, or those the body names; the rest went"
+              + " back to available stock and the user's allowance), also for a repeat",
+      content = @Content(schema = @Schema(implementation = ConfirmResponse.class)))
+  @Problem(status = 400, codes = "invalid-request")
   @Problem(status = 404, codes = "unknown-reservation")
   @Problem(status = 409, codes = "reservation-not-active")
   @Problem(status = 429, codes = "rate-limited")
   @Problem(status = 503, codes = "event-store-unavailable")
-  StatusResponse confirm(@PathVariable @Identifier String reservationId, Principal caller) {
+  ConfirmResponse confirm(
+      @PathVariable @Identifier String reservationId,
+      @RequestBody(required = false) @Valid ConfirmRequest request,
+      Principal caller) {
     LoggingContext.reservation(reservationId);
+    List<ReservationLine> selling =
+        request == null || request.lines() == null ? null : confirmedLines(request.lines());
     rateLimits.ending(caller);
+    List<ReservationLine> sold;
     try {
-      endingReservation.confirm(reservationId);
+      sold = endingReservation.confirm(reservationId, selling);
+    } catch (ReservationNotActiveException e) {
+      throw notActive(reservationId, e);
+    } catch (InvalidConfirmationException e) {
+      throw ProblemResponses.invalidRequest(
+          e.wrong().stream()
+              .map(wrong -> new FieldProblem(wrong.field(), wrong.message()))
+              .toList());
+    } catch (AggregateNotFoundException e) {
+      throw unknownReservation(reservationId);
+    }
+    return new ConfirmResponse(reservationId, "CONFIRMED", sold);
+  }
+
+  /** A confirmation's lines, merged per SKU in the order each first appears. */
+  private List<ReservationLine> confirmedLines(List<ReserveRequest.Line> lines) {
+    Map<String, Long> merged = new LinkedHashMap<>();
+    lines.forEach(line -> merged.merge(line.skuId(), line.quantity().longValue(), Long::sum));
+    List<FieldProblem> errors = new ArrayList<>();
+    List<ReservationLine> selling = new ArrayList<>();
+    int index = 0;
+    for (Map.Entry<String, Long> line : merged.entrySet()) {
+      if (line.getValue() > rules.maxQuantity()) {
+        errors.add(
+            new FieldProblem(
+                "lines[" + index + "].quantity",
+                "at most " + rules.maxQuantity() + " units per SKU (after merging lines)"));
+      } else {
+        selling.add(new ReservationLine(line.getKey(), line.getValue().intValue()));
+      }
+      index++;
+    }
+    if (!errors.isEmpty()) {
+      throw ProblemResponses.invalidRequest(errors);
+    }
+    return selling;
+  }
+
+  /**
+   * The body of an extension.
+   *
+   * @param holdSeconds the hold now ends no sooner than this many seconds from now
+   */
+  record ExtendRequest(@NotNull @Positive Long holdSeconds) {}
+
+  record ExtendResponse(String reservationId, String status, Instant expiresAt) {}
+
+  @PostMapping("/{reservationId}/extend")
+  @ApiResponse(
+      responseCode = "200",
+      description =
+          "The hold now ends at the later of its end and now + holdSeconds, also for a repeat",
+      content = @Content(schema = @Schema(implementation = ExtendResponse.class)))
+  @Problem(status = 400, codes = "invalid-request")
+  @Problem(status = 404, codes = "unknown-reservation")
+  @Problem(status = 409, codes = "reservation-not-active")
+  @Problem(status = 429, codes = "rate-limited")
+  @Problem(status = 503, codes = "event-store-unavailable")
+  ExtendResponse extend(
+      @PathVariable @Identifier String reservationId,
+      @RequestBody @Valid ExtendRequest request,
+      Principal caller) {
+    LoggingContext.reservation(reservationId);
+    if (request.holdSeconds() > rules.maxHold().toSeconds()) {
+      throw ProblemResponses.invalidRequest(
+          List.of(
+              new FieldProblem(
+                  "holdSeconds", "at most " + rules.maxHold().toSeconds() + " seconds")));
+    }
+    rateLimits.ending(caller);
+    Instant expiresAt;
+    try {
+      expiresAt =
+          extendingReservation.extend(reservationId, Duration.ofSeconds(request.holdSeconds()));
     } catch (ReservationNotActiveException e) {
       throw notActive(reservationId, e);
     } catch (AggregateNotFoundException e) {
       throw unknownReservation(reservationId);
     }
-    return new StatusResponse(reservationId, "CONFIRMED");
+    return new ExtendResponse(reservationId, "RESERVED", expiresAt);
   }
 
   @PostMapping("/{reservationId}/release")
@@ -104,7 +210,7 @@ class ReservationController {
         "reservation-not-active",
         "Reservation not active",
         "Reservation " + reservationId + " is already " + e.status() + "; nothing was changed.",
-        Map.of("reservationId", reservationId, "reservationStatus", e.status().name()));
+        Map.of("reservationId", reservationId, "reservationStatus", e.status()));
   }
 
   private static ProblemException unknownReservation(String reservationId) {

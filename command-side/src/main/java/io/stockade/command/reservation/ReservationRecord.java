@@ -26,9 +26,14 @@ class ReservationRecord {
 
   /** The admission the reservation's StockReserved records, if it has one. */
   Optional<AdmissionId> admission(String reservationId) {
+    return reserved(reservationId)
+        .map(reserved -> new AdmissionId(reserved.admissionSequence(), reserved.gateEpoch()));
+  }
+
+  /** The reservation's StockReserved, if its stream begins with one. */
+  Optional<StockReserved> reserved(String reservationId) {
     return first(reservationId)
         .filter(StockReserved.class::isInstance)
-        .map(StockReserved.class::cast)
-        .map(reserved -> new AdmissionId(reserved.admissionSequence(), reserved.gateEpoch()));
+        .map(StockReserved.class::cast);
   }
 }

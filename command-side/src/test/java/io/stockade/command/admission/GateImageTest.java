@@ -3,6 +3,7 @@ package io.stockade.command.admission;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.stockade.api.reservation.ReservationAbandoned;
+import io.stockade.api.reservation.ReservationExtended;
 import io.stockade.api.reservation.ReservationLine;
 import io.stockade.api.reservation.StockConfirmed;
 import io.stockade.api.reservation.StockReleased;
@@ -33,7 +34,11 @@ class GateImageTest {
             reserved("O-1", "u-1", 7, new ReservationLine("a", 2), new ReservationLine("b", 1)),
             reserved("O-2", "u-2", 8, new ReservationLine("a", 3)),
             reserved("O-3", "u-1", 9, new ReservationLine("a", 1)),
-            new StockConfirmed("O-1", "u-1", List.of(), T0.plusSeconds(60)),
+            new StockConfirmed(
+                "O-1",
+                "u-1",
+                List.of(new ReservationLine("a", 2), new ReservationLine("b", 1)),
+                T0.plusSeconds(60)),
             new StockReleased("O-2", "u-2", List.of(), "CANCELLED", T0.plusSeconds(70)),
             new ReservationAbandoned("O-4", "u-3", List.of(new ReservationLine("b", 1)), 12, T0))
         .forEach(image::apply);
@@ -61,7 +66,9 @@ class GateImageTest {
     image.apply(new SkuRegistered("a", 300_000, null));
     for (int i = 0; i < 100_000; i++) {
       image.apply(reserved("O-" + i, "u-" + i, i, new ReservationLine("a", 2)));
-      image.apply(new StockConfirmed("O-" + i, "u-" + i, List.of(), T0.plusSeconds(60)));
+      image.apply(
+          new StockConfirmed(
+              "O-" + i, "u-" + i, List.of(new ReservationLine("a", 2)), T0.plusSeconds(60)));
     }
     image.apply(reserved("O-live", "u-live", 100_000, new ReservationLine("a", 1)));
     image.apply(reserved("O-recent", "u-recent", 100_001, new ReservationLine("a", 1)));
@@ -116,6 +123,75 @@ class GateImageTest {
     assertThat(String.valueOf(rebuilt.expiresAt.toEpochMilli()))
         .isEqualTo(written.get("expiresAt"));
     assertThat(rebuilt.userId).isEqualTo(written.get("user"));
+  }
+
+  @Test
+  void aRebuiltIntentAndCountersAfterAnExtensionAndAPartialConfirmationAreTheGates() {
+    StringRedisTemplate redis = TestRedis.shared();
+    RedisAdmissionGate gate = TestRedis.gate(redis, Duration.ofHours(24));
+    String run = UUID.randomUUID().toString().substring(0, 8);
+    String x = "x-" + run;
+    String y = "y-" + run;
+    gate.register(x, 10, 4, 1);
+    gate.register(y, 10, null, 1);
+    List<ReservationLine> lines = List.of(new ReservationLine(y, 2), new ReservationLine(x, 3));
+    List<ReservationLine> sold = List.of(new ReservationLine(x, 1));
+    List<ReservationLine> left = List.of(new ReservationLine(y, 2), new ReservationLine(x, 2));
+    AdmissionDecision.Admitted admitted =
+        (AdmissionDecision.Admitted)
+            gate.reserve(new Admission("O-" + run, "u-1", lines, HOLD, T0));
+    Instant extended = admitted.expiresAt().plusSeconds(600);
+    gate.extend("O-" + run, admitted.admission(), lines, extended);
+    Map<Object, Object> reservedIntent =
+        redis.opsForHash().entries(TestRedis.PARTITION.intent("O-" + run));
+    gate.confirm("O-" + run, admitted.admission(), lines, sold);
+    Map<Object, Object> written =
+        redis.opsForHash().entries(TestRedis.PARTITION.intent("O-" + run));
+
+    GateImage image = new GateImage();
+    image.apply(new SkuRegistered(x, 10, 4));
+    image.apply(new SkuRegistered(y, 10, null));
+    image.apply(
+        new StockReserved(
+            "O-" + run,
+            "u-1",
+            lines,
+            admitted.admittedAt(),
+            admitted.expiresAt(),
+            admitted.sequence(),
+            admitted.gateEpoch()));
+    image.apply(new ReservationExtended("O-" + run, "u-1", extended, T0.plusSeconds(5)));
+    GateImage.Intent rebuilt = image.intents.get("O-" + run);
+    assertThat(String.valueOf(rebuilt.expiresAt.toEpochMilli()))
+        .isEqualTo(reservedIntent.get("expiresAt"));
+    image.apply(new StockConfirmed("O-" + run, "u-1", sold, T0.plusSeconds(9)));
+    image.apply(
+        new StockReleased("O-" + run, "u-1", left, StockReleased.NOT_CONFIRMED, T0.plusSeconds(9)));
+
+    assertThat(rebuilt.fingerprint())
+        .as("a retry still matches the admission, extended or not")
+        .isEqualTo(written.get("fingerprint"));
+    assertThat(rebuilt.state).isEqualTo(written.get("state")).isEqualTo("CONFIRMED");
+    assertThat(rebuilt.confirmedOf(rebuilt.lines)).isEqualTo(written.get("confirmed"));
+    for (String sku : List.of(x, y)) {
+      GateImage.Sku folded = image.skus.get(sku);
+      Map<Object, Object> counters = redis.opsForHash().entries(TestRedis.LAYOUT.counters(sku));
+      assertThat(
+              List.of(
+                  String.valueOf(folded.available),
+                  String.valueOf(folded.reserved),
+                  String.valueOf(folded.sold)))
+          .as(sku)
+          .containsExactly(
+              (String) counters.get("available"),
+              (String) counters.get("reserved"),
+              (String) counters.get("sold"));
+      Object held = redis.opsForHash().get(TestRedis.LAYOUT.holders(sku), "u-1");
+      assertThat(
+              folded.holders.get("u-1") == null ? null : String.valueOf(folded.holders.get("u-1")))
+          .as(sku + " holders")
+          .isEqualTo(held);
+    }
   }
 
   private static StockReserved reserved(

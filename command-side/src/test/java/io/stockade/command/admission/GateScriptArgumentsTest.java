@@ -282,6 +282,75 @@ class GateScriptArgumentsTest {
                             "CANCELLED"),
                         fx -> replaceWithString(fx, fx.holders()))),
         Arguments.of(
+            "transition: confirmed more than reserved",
+            (Fn)
+                f ->
+                    transition(
+                        f,
+                        List.of(
+                            "CONFIRMED",
+                            sequence(f),
+                            admissionEpoch(f),
+                            "1000",
+                            lines(f),
+                            f.sku() + " 3"))),
+        Arguments.of(
+            "transition: confirmed a SKU not reserved",
+            (Fn)
+                f ->
+                    transition(
+                        f,
+                        List.of(
+                            "CONFIRMED",
+                            sequence(f),
+                            admissionEpoch(f),
+                            "1000",
+                            lines(f),
+                            f.sku() + " 1 other-" + f.sku() + " 1"))),
+        Arguments.of(
+            "transition: confirmed lines malformed",
+            (Fn)
+                f ->
+                    transition(
+                        f,
+                        List.of(
+                            "CONFIRMED",
+                            sequence(f),
+                            admissionEpoch(f),
+                            "1000",
+                            lines(f),
+                            f.sku() + "  1"))),
+        Arguments.of(
+            "transition: one SKU confirmed twice",
+            (Fn)
+                f ->
+                    transition(
+                        f,
+                        List.of(
+                            "CONFIRMED",
+                            sequence(f),
+                            admissionEpoch(f),
+                            "1000",
+                            lines(f),
+                            f.sku() + " 1 " + f.sku() + " 1"))),
+        Arguments.of(
+            "extend: non-numeric expiresAt",
+            (Fn)
+                f ->
+                    new Call(
+                        "extend",
+                        List.of(f.intent()),
+                        List.of(sequence(f), admissionEpoch(f), "soon"))),
+        Arguments.of(
+            "extend: intent of the wrong type",
+            (Fn)
+                f ->
+                    new Call(
+                        "extend",
+                        List.of(f.intent()),
+                        List.of(sequence(f), admissionEpoch(f), "1893456000000"),
+                        fx -> replaceWithString(fx, fx.intent()))),
+        Arguments.of(
             "withdraw: non-numeric sequence",
             (Fn)
                 f ->

@@ -179,6 +179,92 @@ class RedisAdmissionGateTest {
   }
 
   @Test
+  void aPartialConfirmationSellsWhatItNamesAndGivesTheRestAndItsAllowanceBackInOneStep() {
+    String kept = sku("kept");
+    String dropped = sku("dropped");
+    gate.register(kept, 10, 3, 1);
+    gate.register(dropped, 10, 3, 1);
+    AdmissionId admitted = admitted(admission("O-" + run, "u-1", line(kept, 3), line(dropped, 2)));
+    List<ReservationLine> reserved = List.of(line(kept, 3), line(dropped, 2));
+
+    assertThat(gate.confirm("O-" + run, admitted, reserved, List.of(line(kept, 1))))
+        .isEqualTo(Transition.DONE);
+    assertThat(gate.confirm("O-" + run, admitted, reserved, List.of(line(kept, 1))))
+        .isEqualTo(Transition.ALREADY_DONE);
+
+    assertThat(counters(kept))
+        .containsEntry("available", "9")
+        .containsEntry("reserved", "0")
+        .containsEntry("sold", "1");
+    assertThat(counters(dropped))
+        .containsEntry("available", "10")
+        .containsEntry("reserved", "0")
+        .containsEntry("sold", "0");
+    assertThat(redis.opsForHash().get(TestRedis.LAYOUT.holders(kept), "u-1")).isEqualTo("1");
+    assertThat(redis.opsForHash().get(TestRedis.LAYOUT.holders(dropped), "u-1")).isNull();
+    assertThat(redis.opsForHash().entries(TestRedis.PARTITION.intent("O-" + run)))
+        .containsEntry("state", "CONFIRMED")
+        .containsEntry("lines", kept + " 3 " + dropped + " 2")
+        .containsEntry("confirmed", kept + " 1 " + dropped + " 0");
+    // The allowance given back: 2 more of the kept SKU (limit 3, 1 sold), 3 of the other.
+    assertThat(gate.reserve(admission("O-" + run + "-2", "u-1", line(kept, 2), line(dropped, 3))))
+        .isInstanceOf(AdmissionDecision.Admitted.class);
+  }
+
+  @Test
+  void aPartialConfirmationOfMoreThanReservedOrOfAnotherSkuIsAnErrorAndChangesNothing() {
+    String sku = sku("over");
+    gate.register(sku, 10, null, 1);
+    AdmissionId admitted = admitted(admission("O-" + run, "u-1", line(sku, 2)));
+
+    assertThatThrownBy(
+            () -> gate.confirm("O-" + run, admitted, List.of(line(sku, 2)), List.of(line(sku, 3))))
+        .isInstanceOf(GateScriptException.class);
+    assertThatThrownBy(
+            () ->
+                gate.confirm(
+                    "O-" + run,
+                    admitted,
+                    List.of(line(sku, 2)),
+                    List.of(line(sku, 1), line("other-" + run, 1))))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThat(counters(sku)).containsEntry("reserved", "2").containsEntry("sold", "0");
+    assertThat(redis.opsForHash().get(TestRedis.PARTITION.intent("O-" + run), "state"))
+        .isEqualTo("RESERVED");
+  }
+
+  @Test
+  void anExtensionMovesTheHoldARetryIsAnsweredWithOnlyForwardAndOnlyWhileReserved() {
+    String sku = sku("extend");
+    gate.register(sku, 10, null, 1);
+    Admission admission = admission("O-" + run, "u-1", line(sku, 2));
+    AdmissionId admitted = admitted(admission);
+    Instant later = NOW.plus(HOLD).plus(Duration.ofMinutes(10));
+
+    assertThat(gate.extend("O-" + run, admitted, IN_ONE_PARTITION, later))
+        .isEqualTo(Transition.DONE);
+    assertThat(gate.extend("O-" + run, admitted, IN_ONE_PARTITION, later.minusSeconds(60)))
+        .isEqualTo(Transition.ALREADY_DONE);
+    assertThat(
+            gate.extend(
+                "O-" + run,
+                new AdmissionId(admitted.sequence() + 1, admitted.gateEpoch()),
+                IN_ONE_PARTITION,
+                later.plusSeconds(60)))
+        .isEqualTo(Transition.OTHER_ADMISSION);
+    assertThat(((AdmissionDecision.Duplicate) gate.reserve(admission)).expiresAt())
+        .as("a retry of the reservation, answered with the hold as extended")
+        .isEqualTo(later);
+    assertThat(counters(sku)).containsEntry("reserved", "2").containsEntry("available", "8");
+
+    gate.confirm("O-" + run, admitted, IN_ONE_PARTITION);
+    assertThat(gate.extend("O-" + run, admitted, IN_ONE_PARTITION, later.plusSeconds(60)))
+        .isEqualTo(Transition.NOT_ACTIVE);
+    assertThat(gate.extend("nope-" + run, admitted, IN_ONE_PARTITION, later))
+        .isEqualTo(Transition.UNKNOWN);
+  }
+
+  @Test
   void releaseReturnsUnitsAndTheAllowanceOnce() {
     String sku = sku("release");
     gate.register(sku, 10, 2, 1);

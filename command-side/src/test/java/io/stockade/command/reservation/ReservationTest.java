@@ -5,13 +5,17 @@ import static org.axonframework.test.matchers.Matchers.exactSequenceOf;
 import static org.axonframework.test.matchers.Matchers.messageWithPayload;
 
 import io.stockade.api.reservation.ConfirmReservationCommand;
+import io.stockade.api.reservation.ExpireReservationCommand;
+import io.stockade.api.reservation.ExtendReservationCommand;
 import io.stockade.api.reservation.ReleaseReservationCommand;
+import io.stockade.api.reservation.ReservationExtended;
 import io.stockade.api.reservation.ReservationLine;
 import io.stockade.api.reservation.ReserveStockCommand;
 import io.stockade.api.reservation.StockConfirmed;
 import io.stockade.api.reservation.StockReleased;
 import io.stockade.api.reservation.StockReserved;
 import io.stockade.command.admission.AdmissionFence;
+import io.stockade.command.admission.AdmissionId;
 import io.stockade.command.admission.GateEpochChangedException;
 import java.time.Duration;
 import java.time.Instant;
@@ -174,6 +178,178 @@ class ReservationTest {
         .givenNoPriorActivity()
         .when(new ReserveStockCommand("O-1", "u-42", LINES, RESERVED_AT, EXPIRES_AT, 17, 2))
         .expectException(GateEpochChangedException.class)
+        .expectNoEvents();
+  }
+
+  private static final List<ReservationLine> ONE_OF_1001 = List.of(new ReservationLine("1001", 1));
+
+  @Test
+  void aPartialConfirmationSellsWhatItNamesAndReleasesTheRestInTheSameStep() {
+    fixture
+        .given(RESERVED)
+        .when(new ConfirmReservationCommand("O-1", ONE_OF_1001, LATER))
+        .expectEvents(
+            new StockConfirmed("O-1", "u-42", ONE_OF_1001, LATER),
+            new StockReleased(
+                "O-1",
+                "u-42",
+                List.of(new ReservationLine("1001", 1), new ReservationLine("1002", 1)),
+                StockReleased.NOT_CONFIRMED,
+                LATER))
+        .expectResultMessagePayload(new GateHold(new AdmissionId(17, 3), LINES, ONE_OF_1001));
+  }
+
+  @Test
+  void confirmationLinesOfOneSkuAreMergedAndEveryUnitNamedIsAWholeConfirmation() {
+    fixture
+        .given(RESERVED)
+        .when(
+            new ConfirmReservationCommand(
+                "O-1",
+                List.of(
+                    new ReservationLine("1002", 1),
+                    new ReservationLine("1001", 1),
+                    new ReservationLine("1001", 1)),
+                LATER))
+        .expectEvents(new StockConfirmed("O-1", "u-42", LINES, LATER));
+  }
+
+  @Test
+  void aPartialConfirmationRepeatedWithTheSameLinesOrNoneChangesNothing() {
+    fixture
+        .given(
+            RESERVED,
+            new StockConfirmed("O-1", "u-42", ONE_OF_1001, LATER),
+            new StockReleased(
+                "O-1",
+                "u-42",
+                List.of(new ReservationLine("1001", 1), new ReservationLine("1002", 1)),
+                StockReleased.NOT_CONFIRMED,
+                LATER))
+        .when(new ConfirmReservationCommand("O-1", ONE_OF_1001, LATER.plusSeconds(1)))
+        .expectNoEvents()
+        .expectResultMessagePayload(new GateHold(new AdmissionId(17, 3), LINES, ONE_OF_1001));
+    fixture
+        .given(
+            RESERVED,
+            new StockConfirmed("O-1", "u-42", ONE_OF_1001, LATER),
+            new StockReleased(
+                "O-1",
+                "u-42",
+                List.of(new ReservationLine("1001", 1), new ReservationLine("1002", 1)),
+                StockReleased.NOT_CONFIRMED,
+                LATER))
+        .when(new ConfirmReservationCommand("O-1", LATER.plusSeconds(1)))
+        .expectNoEvents()
+        .expectSuccessfulHandlerExecution();
+  }
+
+  @Test
+  void aConfirmationWithOtherLinesThanTheOneRecordedIsRefused() {
+    fixture
+        .given(RESERVED, new StockConfirmed("O-1", "u-42", LINES, LATER))
+        .when(new ConfirmReservationCommand("O-1", ONE_OF_1001, LATER))
+        .expectNoEvents()
+        .expectException(ReservationNotActiveException.class)
+        .expectExceptionMessage("Reservation O-1 is CONFIRMED");
+  }
+
+  @Test
+  void aPartiallyConfirmedReservationCannotBeReleasedOrExtended() {
+    fixture
+        .given(
+            RESERVED,
+            new StockConfirmed("O-1", "u-42", ONE_OF_1001, LATER),
+            new StockReleased(
+                "O-1",
+                "u-42",
+                List.of(new ReservationLine("1001", 1), new ReservationLine("1002", 1)),
+                StockReleased.NOT_CONFIRMED,
+                LATER))
+        .when(new ReleaseReservationCommand("O-1", "CANCELLED", LATER))
+        .expectNoEvents()
+        .expectExceptionMessage("Reservation O-1 is CONFIRMED");
+  }
+
+  @Test
+  void aConfirmationNamingASkuNotReservedOrMoreUnitsThanReservedChangesNothing() {
+    fixture
+        .given(RESERVED)
+        .when(
+            new ConfirmReservationCommand(
+                "O-1",
+                List.of(new ReservationLine("1001", 3), new ReservationLine("9999", 1)),
+                LATER))
+        .expectNoEvents()
+        .expectException(InvalidConfirmationException.class)
+        .expectException(
+            new CustomTypeSafeMatcher<InvalidConfirmationException>("both wrong lines") {
+              @Override
+              protected boolean matchesSafely(InvalidConfirmationException e) {
+                return e.wrong().stream()
+                    .map(InvalidConfirmationException.WrongLine::field)
+                    .toList()
+                    .equals(List.of("lines[0].quantity", "lines[1].skuId"));
+              }
+            });
+  }
+
+  @Test
+  void anExtensionMovesTheHoldsEndLaterOnly() {
+    Instant later = EXPIRES_AT.plusSeconds(600);
+    fixture
+        .given(RESERVED)
+        .when(new ExtendReservationCommand("O-1", later, LATER))
+        .expectEvents(new ReservationExtended("O-1", "u-42", later, LATER))
+        .expectResultMessagePayload(
+            new Extension(new GateHold(new AdmissionId(17, 3), LINES, null), later, true));
+    fixture
+        .given(RESERVED, new ReservationExtended("O-1", "u-42", later, LATER))
+        .when(new ExtendReservationCommand("O-1", EXPIRES_AT.plusSeconds(60), LATER))
+        .expectNoEvents()
+        .expectResultMessagePayload(
+            new Extension(new GateHold(new AdmissionId(17, 3), LINES, null), later, false));
+  }
+
+  @Test
+  void anEndedReservationOrOneWhoseHoldHasPassedCannotBeExtended() {
+    fixture
+        .given(RESERVED, new StockConfirmed("O-1", "u-42", LINES, LATER))
+        .when(new ExtendReservationCommand("O-1", EXPIRES_AT.plusSeconds(600), LATER))
+        .expectNoEvents()
+        .expectExceptionMessage("Reservation O-1 is CONFIRMED");
+    fixture
+        .given(RESERVED)
+        .when(
+            new ExtendReservationCommand(
+                "O-1", EXPIRES_AT.plusSeconds(600), EXPIRES_AT.plusSeconds(1)))
+        .expectNoEvents()
+        .expectExceptionMessage("Reservation O-1 is EXPIRED");
+  }
+
+  @Test
+  void anExpiryOfAHoldExtendedSinceIsNotDueAndOneAtTheNewEndExpires() {
+    Instant later = EXPIRES_AT.plusSeconds(600);
+    fixture
+        .given(RESERVED, new ReservationExtended("O-1", "u-42", later, LATER))
+        .when(new ExpireReservationCommand("O-1", EXPIRES_AT, EXPIRES_AT))
+        .expectNoEvents()
+        .expectException(NotYetDueException.class);
+    fixture
+        .given(RESERVED, new ReservationExtended("O-1", "u-42", later, LATER))
+        .when(new ExpireReservationCommand("O-1", later, later))
+        .expectEvents(new StockReleased("O-1", "u-42", LINES, StockReleased.EXPIRED, later));
+  }
+
+  @Test
+  void aScheduledExpiryOfAnExtendedHoldDoesNothing() {
+    Instant expires = fixture.currentTime().plusSeconds(900);
+    fixture
+        .givenCommands(
+            new ReserveStockCommand("O-1", "u-42", LINES, RESERVED_AT, expires, 17, 3),
+            new ExtendReservationCommand("O-1", expires.plusSeconds(600), LATER))
+        .whenTimeAdvancesTo(expires)
+        .expectTriggeredDeadlinesWithName(Reservation.EXPIRY)
         .expectNoEvents();
   }
 }
