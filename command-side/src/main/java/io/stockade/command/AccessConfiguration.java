@@ -23,7 +23,8 @@ class AccessConfiguration {
                 POST,
                 "/api/reservations",
                 "/api/reservations/*/confirm",
-                "/api/reservations/*/release")
+                "/api/reservations/*/release",
+                "/api/reservations/*/extend")
             .hasRole(Roles.CLIENT)
             .requestMatchers(PUT, "/api/skus/*")
             .hasRole(Roles.ADMIN)

@@ -68,6 +68,13 @@ class AccessHttpIntegrationTest {
         new Endpoint(
             "release", HttpMethod.POST, "/api/reservations/%RES%/release", null, "client", 200),
         new Endpoint(
+            "extend",
+            HttpMethod.POST,
+            "/api/reservations/%RES%/extend",
+            "{\"holdSeconds\":60}",
+            "client",
+            200),
+        new Endpoint(
             "register",
             HttpMethod.PUT,
             "/api/skus/new-%RUN%",

@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -29,7 +30,9 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.http.HttpMethod;
+import org.springframework.http.ResponseEntity;
 import org.springframework.jdbc.core.JdbcTemplate;
+import tools.jackson.databind.JsonNode;
 
 /**
  * Redis is a filter that can be rebuilt: two command-side instances on a Redis of the test's own,
@@ -152,6 +155,87 @@ class GateRebuildIntegrationTest {
         .containsEntry("reserved", "5")
         .containsEntry("sold", "0");
     assertThat(epoch()).as("rebuilt once, by one of the two instances").isEqualTo(epochBefore + 1);
+  }
+
+  @Test
+  void aGateRebuiltAfterExtensionsAndPartialConfirmationsHoldsWhatTheyLeft() throws Exception {
+    String sku = register("partly", 10);
+    String other = register("partly-other", 10);
+    ApiClient http = http(0);
+    String id = "P-" + run;
+    String body =
+        "{\"reservationId\":\""
+            + id
+            + "\",\"userId\":\"u-"
+            + run
+            + "\",\"holdSeconds\":60,\"lines\":[{\"skuId\":\""
+            + sku
+            + "\",\"quantity\":3},{\"skuId\":\""
+            + other
+            + "\",\"quantity\":2}]}";
+    assertThat(http.send(HttpMethod.POST, "/api/reservations", body).getStatusCode().value())
+        .isEqualTo(201);
+    String extended =
+        http.send(HttpMethod.POST, "/api/reservations/" + id + "/extend", "{\"holdSeconds\": 900}")
+            .getBody()
+            .get("expiresAt")
+            .asString();
+    String held = "H-" + run;
+    assertThat(
+            http.send(HttpMethod.POST, "/api/reservations", body.replace(id, held))
+                .getStatusCode()
+                .value())
+        .isEqualTo(201);
+    http.send(HttpMethod.POST, "/api/reservations/" + held + "/extend", "{\"holdSeconds\": 900}");
+    assertThat(
+            http.send(
+                    HttpMethod.POST,
+                    "/api/reservations/" + id + "/confirm",
+                    "{\"lines\":[{\"skuId\":\"" + sku + "\",\"quantity\":1}]}")
+                .getStatusCode()
+                .value())
+        .isEqualTo(200);
+    Map<Object, Object> confirmedIntent =
+        gateRedis.opsForHash().entries("stockade:{g0}:reservation:" + id);
+    Map<Object, Object> heldIntent =
+        gateRedis.opsForHash().entries("stockade:{g0}:reservation:" + held);
+    Map<Object, Object> skuBefore = gate(sku);
+    Map<Object, Object> otherBefore = gate(other);
+    Map<Object, Object> holdersBefore =
+        gateRedis.opsForHash().entries("stockade:{g0}:sku:" + sku + ":holders");
+
+    redis.stop();
+    try (Stream<Path> files = Files.list(data)) {
+      files.forEach(GateRebuildIntegrationTest::delete);
+    }
+    redis.start();
+    // A retry of the held reservation: 503 until rebuilt, then answered from the rebuilt intent.
+    ResponseEntity<JsonNode> retry =
+        await()
+            .atMost(Duration.ofSeconds(60))
+            .until(
+                () -> http.send(HttpMethod.POST, "/api/reservations", body.replace(id, held)),
+                answer -> answer.getStatusCode().value() != 503);
+
+    assertThat(retry.getStatusCode().value())
+        .as("the same reservation, extended since: still a retry")
+        .isEqualTo(200);
+    assertThat(retry.getBody().get("expiresAt").asString())
+        .isEqualTo(
+            Instant.ofEpochMilli(Long.parseLong((String) heldIntent.get("expiresAt"))).toString());
+    for (String field : List.of("available", "reserved", "sold")) {
+      assertThat(gate(sku).get(field)).as(field).isEqualTo(skuBefore.get(field));
+      assertThat(gate(other).get(field)).as(field).isEqualTo(otherBefore.get(field));
+    }
+    assertThat(gateRedis.opsForHash().entries("stockade:{g0}:sku:" + sku + ":holders"))
+        .isEqualTo(holdersBefore);
+    Map<Object, Object> rebuilt = gateRedis.opsForHash().entries("stockade:{g0}:reservation:" + id);
+    for (String field : List.of("state", "lines", "confirmed", "fingerprint", "expiresAt")) {
+      assertThat(rebuilt.get(field)).as(field).isEqualTo(confirmedIntent.get(field));
+    }
+    assertThat(rebuilt.get("confirmed")).isEqualTo(sku + " 1 " + other + " 0");
+    assertThat(Instant.ofEpochMilli(Long.parseLong((String) rebuilt.get("expiresAt"))).toString())
+        .isEqualTo(extended);
   }
 
   /** Reservations of one unit each, sent round the instances by 8 threads until sold out. */
