@@ -79,7 +79,7 @@ class GateAgreesWithModelTest {
    * Confirms the reservation's admission; with {@code other}, names another admission of the id (as
    * a repeat of an earlier reservation of that id would), which the gate must leave alone.
    */
-  record Confirm(String reservation, boolean other) implements Step {}
+  record Confirm(String reservation, boolean other, boolean partly) implements Step {}
 
   record Release(String reservation, boolean other) implements Step {}
 
@@ -113,6 +113,7 @@ class GateAgreesWithModelTest {
             "confirm DONE",
             "confirm NOT_ACTIVE",
             "confirm OTHER_ADMISSION",
+            "partial confirm DONE",
             "release DONE",
             "release NOT_ACTIVE",
             "release OTHER_ADMISSION",
@@ -172,9 +173,24 @@ class GateAgreesWithModelTest {
     if (step instanceof Confirm confirm) {
       String id = prefix + confirm.reservation();
       AdmissionId named = named(model, id, confirm.other());
-      AdmissionGate.Transition actual = gate.confirm(id, named, IN_ONE_PARTITION);
-      assertThat(actual).as("%s", step).isEqualTo(model.confirm(id, named));
-      return "confirm " + actual;
+      List<ReservationLine> lines = model.lines(id).orElse(null);
+      if (!confirm.partly() || lines == null) {
+        AdmissionGate.Transition actual = gate.confirm(id, named, IN_ONE_PARTITION);
+        assertThat(actual).as("%s", step).isEqualTo(model.confirm(id, named));
+        return "confirm " + actual;
+      }
+      // Half of each line sold (rounded down: none of a one-unit line), the rest given back.
+      Map<String, Integer> sold = new LinkedHashMap<>();
+      List<ReservationLine> selling = new ArrayList<>();
+      for (ReservationLine line : lines) {
+        if (line.quantity() / 2 > 0) {
+          sold.put(line.skuId(), line.quantity() / 2);
+          selling.add(new ReservationLine(line.skuId(), line.quantity() / 2));
+        }
+      }
+      AdmissionGate.Transition actual = gate.confirm(id, named, lines, selling);
+      assertThat(actual).as("%s", step).isEqualTo(model.confirm(id, named, sold));
+      return "partial confirm " + actual;
     }
     if (step instanceof Release release) {
       String id = prefix + release.reservation();
@@ -365,7 +381,7 @@ class GateAgreesWithModelTest {
       } else if (kind < 11) {
         steps.add(new Retry(reservation(random)));
       } else if (kind < 14) {
-        steps.add(new Confirm(reservation(random), random.nextInt(5) == 0));
+        steps.add(new Confirm(reservation(random), random.nextInt(5) == 0, random.nextBoolean()));
       } else if (kind < 17) {
         steps.add(new Release(reservation(random), random.nextInt(5) == 0));
       } else {

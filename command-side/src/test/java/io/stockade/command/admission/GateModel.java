@@ -4,6 +4,7 @@ import io.stockade.api.reservation.ReservationLine;
 import io.stockade.command.admission.AdmissionGate.Replenishment;
 import io.stockade.command.admission.AdmissionGate.Transition;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -40,10 +41,18 @@ final class GateModel {
       long sequence,
       Instant admittedAt,
       Instant expiresAt,
-      String state) {
+      String state,
+      List<ReservationLine> kept) {
 
     Intent moveTo(String next) {
-      return new Intent(userId, holdMillis, content, lines, sequence, admittedAt, expiresAt, next);
+      return new Intent(
+          userId, holdMillis, content, lines, sequence, admittedAt, expiresAt, next, kept);
+    }
+
+    /** Confirmed, keeping only {@code sold} of its units (a partial confirmation). */
+    Intent confirmedWith(List<ReservationLine> sold) {
+      return new Intent(
+          userId, holdMillis, content, lines, sequence, admittedAt, expiresAt, "CONFIRMED", sold);
     }
   }
 
@@ -70,7 +79,7 @@ final class GateModel {
     long held = 0;
     for (Intent intent : intents.values()) {
       if (intent.userId().equals(userId) && !intent.state().equals("RELEASED")) {
-        for (ReservationLine line : intent.lines()) {
+        for (ReservationLine line : intent.kept()) {
           if (line.skuId().equals(skuId)) {
             held += line.quantity();
           }
@@ -141,7 +150,8 @@ final class GateModel {
             sequence,
             admission.now(),
             expiresAt,
-            "RESERVED"));
+            "RESERVED",
+            lines));
     return new AdmissionDecision.Admitted(sequence, admission.now(), expiresAt, epoch);
   }
 
@@ -157,6 +167,19 @@ final class GateModel {
   }
 
   Transition confirm(String reservationId, AdmissionId admission) {
+    return confirm(reservationId, admission, null);
+  }
+
+  /** The reservation's lines, if the model holds it. */
+  Optional<List<ReservationLine>> lines(String reservationId) {
+    return Optional.ofNullable(intents.get(reservationId)).map(Intent::lines);
+  }
+
+  /**
+   * Confirms, selling {@code sold} (null: every unit) and giving every other reserved unit back to
+   * available stock and the user's allowance.
+   */
+  Transition confirm(String reservationId, AdmissionId admission, Map<String, Integer> sold) {
     Intent intent = intents.get(reservationId);
     if (intent == null) {
       return Transition.UNKNOWN;
@@ -170,12 +193,16 @@ final class GateModel {
       case "RELEASED":
         return Transition.NOT_ACTIVE;
       default:
+        List<ReservationLine> kept = new ArrayList<>();
         for (ReservationLine line : intent.lines()) {
           Counters counters = skus.get(line.skuId());
+          int selling = sold == null ? line.quantity() : sold.getOrDefault(line.skuId(), 0);
           counters.reserved -= line.quantity();
-          counters.sold += line.quantity();
+          counters.sold += selling;
+          counters.available += line.quantity() - selling;
+          kept.add(new ReservationLine(line.skuId(), selling));
         }
-        intents.put(reservationId, intent.moveTo("CONFIRMED"));
+        intents.put(reservationId, intent.confirmedWith(kept));
         return Transition.DONE;
     }
   }
