@@ -457,6 +457,58 @@ class HostileInputHttpIntegrationTest {
             "/api/reservations/%RES%/release",
             "{\"reason\": \"" + "A".repeat(1000) + "\"}"),
         bad("release: malformed JSON", "POST", "/api/reservations/%RES%/release", "{\"reason\": "),
+        bad(
+            "extend: a reservationId in braces",
+            "POST",
+            "/api/reservations/%7B%RES%%7D/extend",
+            "{\"holdSeconds\": 60}"),
+        bad("extend: a string for holdSeconds", "POST", EXTEND, "{\"holdSeconds\": \"60\"}"),
+        bad("extend: a fraction for holdSeconds", "POST", EXTEND, "{\"holdSeconds\": 60.5}"),
+        bad("extend: a negative holdSeconds", "POST", EXTEND, "{\"holdSeconds\": -1}"),
+        bad("extend: a holdSeconds of 1e400", "POST", EXTEND, "{\"holdSeconds\": 1e400}"),
+        bad("extend: a null holdSeconds", "POST", EXTEND, "{\"holdSeconds\": null}"),
+        bad("extend: no body", "POST", EXTEND, null),
+        bad("extend: malformed JSON", "POST", EXTEND, "{\"holdSeconds\": "),
+        new Hostile(
+            "extend: text/plain",
+            "POST",
+            EXTEND,
+            "60",
+            "text/plain",
+            415,
+            "unsupported-media-type"),
+        bad("confirm: lines not a list", "POST", CONFIRM, "{\"lines\": {\"skuId\": \"a\"}}"),
+        bad("confirm: a null line", "POST", CONFIRM, "{\"lines\": [null]}"),
+        bad(
+            "confirm: a string for a quantity",
+            "POST",
+            CONFIRM,
+            "{\"lines\": [{\"skuId\": \"%SKU%\", \"quantity\": \"1\"}]}"),
+        bad(
+            "confirm: a number for a skuId",
+            "POST",
+            CONFIRM,
+            "{\"lines\": [{\"skuId\": 1, \"quantity\": 1}]}"),
+        bad(
+            "confirm: a unicode skuId",
+            "POST",
+            CONFIRM,
+            "{\"lines\": [{\"skuId\": \"%SKU%-\u00fc\", \"quantity\": 1}]}"),
+        bad(
+            "confirm: a line without a quantity",
+            "POST",
+            CONFIRM,
+            "{\"lines\": [{\"skuId\": \"%SKU%\"}]}"),
+        bad(
+            "confirm: more units than reserved",
+            "POST",
+            CONFIRM,
+            "{\"lines\": [{\"skuId\": \"%SKU%\", \"quantity\": 1000}]}"),
+        bad(
+            "confirm: a SKU not reserved",
+            "POST",
+            CONFIRM,
+            "{\"lines\": [{\"skuId\": \"other-%RUN%\", \"quantity\": 1}]}"),
         new Hostile(
             "release: text/plain",
             "POST",
@@ -697,6 +749,9 @@ class HostileInputHttpIntegrationTest {
     }
     return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
   }
+
+  private static final String EXTEND = "/api/reservations/%RES%/extend";
+  private static final String CONFIRM = "/api/reservations/%RES%/confirm";
 
   private static Hostile bad(String name, String method, String path, String body) {
     return new Hostile(name, method, path, body, JSON, 400, "invalid-request");

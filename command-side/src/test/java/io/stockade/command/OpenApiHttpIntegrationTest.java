@@ -23,7 +23,9 @@ class OpenApiHttpIntegrationTest {
           "/api/reservations",
               Map.of("post", new String[] {"200", "201", "400", "404", "409", "422", "429", "503"}),
           "/api/reservations/{reservationId}/confirm",
-              Map.of("post", new String[] {"200", "404", "409", "429"}),
+              Map.of("post", new String[] {"200", "400", "404", "409", "429"}),
+          "/api/reservations/{reservationId}/extend",
+              Map.of("post", new String[] {"200", "400", "404", "409", "429"}),
           "/api/reservations/{reservationId}/release",
               Map.of("post", new String[] {"200", "404", "409", "429"}));
 
