@@ -498,7 +498,22 @@
       return (lines || []).map((line) => `${line.quantity} × ${line.skuId}`).join(', ');
     }
 
+    /** The units a partial confirmation gave back: each line's reserved units less those sold. */
+    function givenBack(view) {
+      if (!view.confirmedLines || view.releaseReason !== 'NOT_CONFIRMED') {
+        return [];
+      }
+      const sold = new Map();
+      for (const line of view.confirmedLines) {
+        sold.set(line.skuId, (sold.get(line.skuId) || 0) + line.quantity);
+      }
+      return view.lines
+        .map((line) => ({ skuId: line.skuId, quantity: line.quantity - (sold.get(line.skuId) || 0) }))
+        .filter((line) => line.quantity > 0);
+    }
+
     function showDetails(view) {
+      const back = givenBack(view);
       const items = [
         ['Reservation', view.reservationId],
         ['User', view.userId],
@@ -507,6 +522,8 @@
         ['Created', formatInstant(view.createdAt)],
         ['Expires', formatInstant(view.expiresAt)],
         ['Confirmed', formatInstant(view.confirmedAt)],
+        ['Sold', view.confirmedLines ? describeLines(view.confirmedLines) || 'nothing' : '—'],
+        ['Given back', back.length > 0 ? describeLines(back) : '—'],
         ['Released', formatInstant(view.releasedAt)],
         ['Release reason', view.releaseReason || '—'],
       ];
@@ -522,13 +539,23 @@
       details.hidden = false;
     }
 
-    function summary(payload) {
-      const parts = [`user ${payload.userId}`, describeLines(payload.lines)];
-      if (payload.expiresAt) {
-        parts.push(`expires ${formatInstant(payload.expiresAt)}`);
-      }
-      if (payload.reason) {
-        parts.push(`reason ${payload.reason}`);
+    /** What an event did, in words: the units it moved, and an extension's new end of hold. */
+    function summary(type, payload) {
+      const parts = [`user ${payload.userId}`];
+      if (type === 'ReservationExtended') {
+        parts.push(`hold extended to ${formatInstant(payload.expiresAt)}`);
+      } else if (type === 'StockConfirmed') {
+        parts.push(`sold ${describeLines(payload.lines) || 'nothing'}`);
+      } else if (type === 'StockReleased' && payload.reason === 'NOT_CONFIRMED') {
+        parts.push(`given back ${describeLines(payload.lines)} (not confirmed)`);
+      } else {
+        parts.push(describeLines(payload.lines));
+        if (payload.expiresAt) {
+          parts.push(`expires ${formatInstant(payload.expiresAt)}`);
+        }
+        if (payload.reason) {
+          parts.push(`reason ${payload.reason}`);
+        }
       }
       return parts.filter(Boolean).join('; ');
     }
@@ -548,7 +575,8 @@
         sequence.className = 'help';
         sequence.textContent = ` (sequence ${event.sequenceNumber})`;
         const what = document.createElement('div');
-        what.textContent = summary(event.payload || {});
+        what.className = 'event-summary';
+        what.textContent = summary(event.type, event.payload || {});
         li.append(time, ' ', type, sequence, what);
         timeline.appendChild(li);
       }

@@ -68,6 +68,45 @@ class OpenApiHttpIntegrationTest {
   }
 
   @Test
+  void describesTheReservationViewWithTheUnitsSoldAndThoseAPartialConfirmationGaveBack() {
+    JsonNode api = new ApiClient(port).withoutToken().get("/v3/api-docs").getBody();
+
+    JsonNode view = api.get("components").get("schemas").get("ReservationView");
+    assertThat(
+            api.get("paths")
+                .get("/api/reservations/{reservationId}")
+                .get("get")
+                .get("responses")
+                .get("200")
+                .toString())
+        .contains("#/components/schemas/ReservationView");
+    JsonNode members = view.get("properties");
+    assertThat(members.propertyNames())
+        .contains(
+            "reservationId",
+            "userId",
+            "status",
+            "lines",
+            "createdAt",
+            "expiresAt",
+            "confirmedAt",
+            "confirmedLines",
+            "releasedAt",
+            "releaseReason");
+    JsonNode confirmedLines = members.get("confirmedLines");
+    assertThat(confirmedLines.get("items").get("$ref").asString())
+        .isEqualTo("#/components/schemas/ReservationLine");
+    assertThat(confirmedLines.get("description").asString())
+        .contains("units sold")
+        .contains("null until confirmed");
+    assertThat(members.get("releaseReason").get("description").asString())
+        .contains("NOT_CONFIRMED");
+    assertThat(members.get("status").get("description").asString())
+        .contains("confirmed in part is CONFIRMED");
+    assertThat(members.get("expiresAt").get("description").asString()).contains("extension");
+  }
+
+  @Test
   void servesSwaggerUi() {
     ResponseEntity<String> page =
         new ApiClient(port).withoutToken().getText("/swagger-ui/index.html");

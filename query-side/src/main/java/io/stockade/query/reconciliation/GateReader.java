@@ -49,15 +49,49 @@ class GateReader {
    * One intent record of a partition: the reservation's lines in that partition, and while it is
    * pending there, for how long (milliseconds), by the clock of the Redis that holds the partition:
    * the command side scores a pending entry with that Redis's TIME, so its age is told by one clock
-   * whatever the clocks of the instances that admit and reconcile.
+   * whatever the clocks of the instances that admit and reconcile. {@code confirmed}: the units of
+   * those lines a partial confirmation sold (its field {@code confirmed}, a quantity of 0 for a SKU
+   * given back whole); null when the part has no such field (not confirmed, or confirmed whole).
    */
-  record Part(String tag, String state, Map<String, Long> lines, Long pendingFor) {}
+  record Part(
+      String tag,
+      String state,
+      Map<String, Long> lines,
+      Long pendingFor,
+      Map<String, Long> confirmed) {
+
+    /** The units this part sold, per SKU with at least one: all its lines unless partial. */
+    Map<String, Long> sold() {
+      Map<String, Long> sold = new LinkedHashMap<>();
+      if (CONFIRMED.equals(state)) {
+        (confirmed == null ? lines : confirmed)
+            .forEach(
+                (sku, quantity) -> {
+                  if (quantity > 0) {
+                    sold.merge(sku, quantity, Long::sum);
+                  }
+                });
+      }
+      return sold;
+    }
+  }
 
   /**
    * A reservation's intent: its parts (one per partition its SKUs lie in), their lines summed, and
    * their state ({@link #state(List)}).
    */
-  record Intent(String reservationId, String state, Map<String, Long> lines, List<Part> parts) {}
+  record Intent(String reservationId, String state, Map<String, Long> lines, List<Part> parts) {
+
+    /**
+     * The units the gate has sold of it, per SKU with at least one: the sum of its CONFIRMED parts'
+     * ({@link Part#sold()}).
+     */
+    Map<String, Long> sold() {
+      Map<String, Long> sold = new TreeMap<>();
+      parts.forEach(part -> part.sold().forEach((sku, n) -> sold.merge(sku, n, Long::sum)));
+      return sold;
+    }
+  }
 
   /**
    * The gate as read. {@code marker} is OPEN (every partition open in the same epoch), REBUILDING
@@ -86,11 +120,13 @@ class GateReader {
   static final String REBUILDING = "REBUILDING";
   static final String ABSENT = "ABSENT";
   static final String RESERVED = "RESERVED";
+  static final String CONFIRMED = "CONFIRMED";
 
   private static final int BATCH = 500;
   private static final int CLUSTER_SLOTS = 16384;
   private static final byte[] STATE = bytes("state");
   private static final byte[] LINES = bytes("lines");
+  private static final byte[] CONFIRMED_LINES = bytes("confirmed");
 
   private final StringRedisTemplate redis;
 
@@ -354,12 +390,12 @@ class GateReader {
               batch,
               connection -> {
                 for (String key : batch) {
-                  connection.hashCommands().hMGet(bytes(key), STATE, LINES);
+                  connection.hashCommands().hMGet(bytes(key), STATE, LINES, CONFIRMED_LINES);
                 }
                 return null;
               });
       for (int i = 0; i < batch.size(); i++) {
-        if (!(fields.get(i) instanceof List<?> values) || values.size() < 2) {
+        if (!(fields.get(i) instanceof List<?> values) || values.size() < 3) {
           continue;
         }
         String state = text(values.get(0));
@@ -369,9 +405,16 @@ class GateReader {
         }
         String name = batch.get(i);
         GateKey key = GateKeyNames.parse(name);
+        String confirmed = text(values.get(2));
         parts
             .computeIfAbsent(key.id(), id -> new ArrayList<>())
-            .add(new Part(key.tag(), state, lines(text(values.get(1))), pending.get(name)));
+            .add(
+                new Part(
+                    key.tag(),
+                    state,
+                    lines(text(values.get(1))),
+                    pending.get(name),
+                    confirmed == null ? null : lines(confirmed)));
       }
     }
     List<Intent> intents = new ArrayList<>(parts.size());

@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.stockade.api.reservation.ReservationEvent;
+import io.stockade.api.reservation.ReservationLine;
 import io.stockade.api.reservation.StockConfirmed;
 import io.stockade.api.reservation.StockReleased;
 import io.stockade.api.reservation.StockReserved;
@@ -22,8 +23,12 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.axonframework.serialization.Serializer;
+import org.axonframework.serialization.SimpleSerializedObject;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
@@ -39,11 +44,12 @@ import tools.jackson.databind.json.JsonMapper;
  * the work in progress the gate itself lists, when younger than the in-flight bound: a pending
  * admission whose {@code StockReserved} is not among the events folded (the gate counts it, the
  * record not yet), its age told by the clock of the Redis that admitted it, and a RESERVED intent
- * whose confirmation or release is among them (the gate's update still to come). What that explains
- * entirely is IN_FLIGHT. What remains, and any difference between read model and events, is
- * IN_FLIGHT while the same difference has been seen for no longer than the bound, and DRIFT after.
- * A reservation mismatch is classified the same way. The first sighting of each difference is
- * remembered in memory, so a restart starts the clock again.
+ * whose confirmation or release is among them (the gate's update still to come; for a partial
+ * confirmation, the units its {@code StockConfirmed} sold and those its NOT_CONFIRMED release gave
+ * back). What that explains entirely is IN_FLIGHT. What remains, and any difference between read
+ * model and events, is IN_FLIGHT while the same difference has been seen for no longer than the
+ * bound, and DRIFT after. A reservation mismatch is classified the same way. The first sighting of
+ * each difference is remembered in memory, so a restart starts the clock again.
  *
  * <p>A comparison that cannot be made is UNKNOWN, never CONSISTENT: while Redis cannot be read the
  * gate's side of a SKU is unknown, and while a replay rebuilds the read model its side is (it is
@@ -80,6 +86,7 @@ class Reconciliation {
 
   private final GateReader gateReader;
   private final EventStoreFold fold;
+  private final Serializer serializer;
   private final JdbcTemplate jdbc;
   private final NamedParameterJdbcTemplate named;
   private final Replays replays;
@@ -127,13 +134,46 @@ class Reconciliation {
     }
   }
 
-  /** What the event store holds of one reservation, by global index. */
+  /**
+   * What the event store holds of one reservation, by global index: its {@code StockReserved}, its
+   * {@code StockConfirmed} (with the units it sold, per SKU), the {@code StockReleased} that ended
+   * it unpaid, and the NOT_CONFIRMED one that gave back what a partial confirmation did not sell.
+   */
   private record Recorded(
-      Long reserved, Long confirmed, Instant confirmedAt, Long released, Instant releasedAt) {}
+      Long reserved,
+      Long confirmed,
+      Instant confirmedAt,
+      Map<String, Long> sold,
+      Long released,
+      Instant releasedAt,
+      Long givenBack) {
+
+    static final Recorded NONE = new Recorded(null, null, null, Map.of(), null, null, null);
+
+    Recorded withReserved(long index) {
+      return new Recorded(index, confirmed, confirmedAt, sold, released, releasedAt, givenBack);
+    }
+
+    Recorded withConfirmed(long index, Instant at, Map<String, Long> units) {
+      return new Recorded(reserved, index, at, units, released, releasedAt, givenBack);
+    }
+
+    Recorded withReleased(long index, Instant at) {
+      return new Recorded(reserved, confirmed, confirmedAt, sold, index, at, givenBack);
+    }
+
+    Recorded withGivenBack(long index) {
+      return new Recorded(reserved, confirmed, confirmedAt, sold, released, releasedAt, index);
+    }
+  }
+
+  /** A reservation's row as the mismatches compare it: its status and the units it sold. */
+  private record Row(String status, Map<String, Long> sold) {}
 
   Reconciliation(
       GateReader gateReader,
       EventStoreFold fold,
+      @Qualifier("eventSerializer") Serializer serializer,
       JdbcTemplate jdbc,
       Replays replays,
       MeterRegistry meters,
@@ -141,6 +181,7 @@ class Reconciliation {
       @Value("${stockade.reconciliation.in-flight-bound:30s}") Duration bound) {
     this.gateReader = gateReader;
     this.fold = fold;
+    this.serializer = serializer;
     this.jdbc = jdbc;
     this.named = new NamedParameterJdbcTemplate(jdbc);
     this.replays = replays;
@@ -400,8 +441,7 @@ class Reconciliation {
         recorded(reserved.stream().map(GateReader.Intent::reservationId).toList());
     Instant youngest = now.minus(bound);
     for (GateReader.Intent intent : reserved) {
-      Recorded record =
-          recorded.getOrDefault(intent.reservationId(), new Recorded(null, null, null, null, null));
+      Recorded record = recorded.getOrDefault(intent.reservationId(), Recorded.NONE);
       boolean reservedFolded = record.reserved() != null && events.covers(record.reserved());
       // Counted once per reservation and SKU, however many parts name the SKU.
       Set<String> admitted = new HashSet<>();
@@ -441,11 +481,15 @@ class Reconciliation {
     if (record.confirmed() != null
         && events.covers(record.confirmed())
         && record.confirmedAt().isAfter(youngest)) {
-      // Confirmed in the record; the gate still holds the units as reserved.
+      // Confirmed in the record; the gate still holds the units as reserved: those sold, and for
+      // a partial confirmation those its NOT_CONFIRMED release gave back (stored with it).
+      boolean givenBack = record.givenBack() != null && events.covers(record.givenBack());
       part.lines()
           .forEach(
               (sku, quantity) -> {
-                explained.merge(sku, new Numbers(0, 0, quantity, -quantity), Numbers::plus);
+                long sold = Math.min(quantity, record.sold().getOrDefault(sku, 0L));
+                long back = givenBack ? quantity - sold : 0;
+                explained.merge(sku, new Numbers(0, -back, sold + back, -sold), Numbers::plus);
                 toApply.add(sku);
               });
     } else if (record.released() != null
@@ -461,19 +505,26 @@ class Reconciliation {
     }
   }
 
-  /** The stock events of these reservations in the event store, by global index. */
+  /**
+   * The stock events of these reservations in the event store, by global index; a confirmation's
+   * and a release's payloads are read for the units sold and the reason.
+   */
   private Map<String, Recorded> recorded(List<String> reservationIds) {
     Map<String, Recorded> recorded = new HashMap<>();
     for (int from = 0; from < reservationIds.size(); from += BATCH) {
       List<String> batch =
           reservationIds.subList(from, Math.min(reservationIds.size(), from + BATCH));
       named.query(
-          "select aggregate_identifier, global_index, payload_type, time_stamp"
+          "select aggregate_identifier, global_index, payload_type, time_stamp,"
+              + " case when payload_type <> :reserved then payload end,"
+              + " case when payload_type <> :reserved then payload_revision end"
               + " from domain_event_entry where aggregate_identifier in (:ids)"
               + " and payload_type in (:types)",
           Map.of(
               "ids",
               batch.stream().map(ReservationEvent::streamId).toList(),
+              "reserved",
+              StockReserved.class.getName(),
               "types",
               List.of(
                   StockReserved.class.getName(),
@@ -484,29 +535,35 @@ class Reconciliation {
             long index = rs.getLong(2);
             String type = rs.getString(3);
             Instant at = Instant.parse(rs.getString(4));
-            Recorded before = recorded.getOrDefault(id, new Recorded(null, null, null, null, null));
+            Recorded before = recorded.getOrDefault(id, Recorded.NONE);
             Recorded after;
             if (StockReserved.class.getName().equals(type)) {
-              after =
-                  new Recorded(
-                      index,
-                      before.confirmed(),
-                      before.confirmedAt(),
-                      before.released(),
-                      before.releasedAt());
-            } else if (StockConfirmed.class.getName().equals(type)) {
-              after =
-                  new Recorded(
-                      before.reserved(), index, at, before.released(), before.releasedAt());
+              after = before.withReserved(index);
             } else {
-              after =
-                  new Recorded(
-                      before.reserved(), before.confirmed(), before.confirmedAt(), index, at);
+              Object payload =
+                  serializer.deserialize(
+                      new SimpleSerializedObject<>(
+                          rs.getBytes(5), byte[].class, type, rs.getString(6)));
+              if (payload instanceof StockConfirmed confirmed) {
+                after = before.withConfirmed(index, at, units(confirmed.lines()));
+              } else if (payload instanceof StockReleased released
+                  && StockReleased.NOT_CONFIRMED.equals(released.reason())) {
+                after = before.withGivenBack(index);
+              } else {
+                after = before.withReleased(index, at);
+              }
             }
             recorded.put(id, after);
           });
     }
     return recorded;
+  }
+
+  /** Lines as SKU to units, those of one SKU added up. */
+  private static Map<String, Long> units(List<ReservationLine> lines) {
+    Map<String, Long> units = new TreeMap<>();
+    lines.forEach(line -> units.merge(line.skuId(), (long) line.quantity(), Long::sum));
+    return units;
   }
 
   private Map<String, Numbers> readModel() {
@@ -541,28 +598,40 @@ class Reconciliation {
     gate.intents().forEach(intent -> intents.put(intent.reservationId(), intent));
     Set<String> ids = new HashSet<>(intents.keySet());
     ids.addAll(reservedRows.keySet());
-    Map<String, String> rows = new HashMap<>();
+    Map<String, Row> rows = new HashMap<>();
     List<String> listed = new ArrayList<>(ids);
     for (int from = 0; from < listed.size(); from += BATCH) {
       named.query(
-          "select reservation_id, status from reservation_view where reservation_id in (:ids)",
+          "select reservation_id, status, confirmed_lines_json from reservation_view"
+              + " where reservation_id in (:ids)",
           Map.of("ids", listed.subList(from, Math.min(listed.size(), from + BATCH))),
           rs -> {
-            rows.put(rs.getString(1), rs.getString(2));
+            String sold = rs.getString(3);
+            rows.put(rs.getString(1), new Row(rs.getString(2), sold == null ? null : units(sold)));
           });
     }
     List<ReservationMismatch> mismatches = new ArrayList<>();
     Set<String> mismatched = new HashSet<>();
     for (String id : ids) {
       GateReader.Intent intent = intents.get(id);
-      String row = rows.get(id);
-      if (intent != null && !agree(intent.state(), row)) {
-        mismatches.add(
-            mismatch(id, intent.state(), row, List.copyOf(intent.lines().keySet()), now));
+      Row row = rows.get(id);
+      String status = row == null ? null : row.status();
+      List<String> skuIds = intent == null ? null : List.copyOf(intent.lines().keySet());
+      if (intent != null && !agree(intent.state(), status)) {
+        mismatches.add(mismatch(id, intent.state(), status, skuIds, null, now));
         mismatched.add(id);
-      } else if (intent == null && "RESERVED".equals(row)) {
+      } else if (intent != null
+          && GateReader.CONFIRMED.equals(status)
+          && row.sold() != null
+          && !intent.sold().equals(row.sold())) {
+        // Both confirmed, but the gate sold other units than the record (a partial confirmation
+        // applied whole, say): the gate's counters of those SKUs differ too.
+        ReconciliationReport.Sold sold = new ReconciliationReport.Sold(intent.sold(), row.sold());
+        mismatches.add(mismatch(id, intent.state(), status, skuIds, sold, now));
+        mismatched.add(id);
+      } else if (intent == null && "RESERVED".equals(status)) {
         // Without an intent, it was RESERVED before the gate was read: its lines were read then.
-        mismatches.add(mismatch(id, null, row, skuIds(reservedRows.get(id)), now));
+        mismatches.add(mismatch(id, null, status, skuIds(reservedRows.get(id)), null, now));
         mismatched.add(id);
       }
     }
@@ -575,13 +644,20 @@ class Reconciliation {
   }
 
   private ReservationMismatch mismatch(
-      String reservationId, String intent, String row, List<String> skuIds, Instant now) {
-    Seen seen = judge(reservationsSeen, reservationId, intent + "/" + row, now);
+      String reservationId,
+      String intent,
+      String row,
+      List<String> skuIds,
+      ReconciliationReport.Sold sold,
+      Instant now) {
+    Seen seen =
+        judge(reservationsSeen, reservationId, sold == null ? intent + "/" + row : sold, now);
     return new ReservationMismatch(
         reservationId,
         intent,
         row,
         skuIds,
+        sold,
         seen.drift() ? ReconciliationReport.DRIFT : ReconciliationReport.IN_FLIGHT,
         seen.since());
   }
@@ -603,5 +679,17 @@ class Reconciliation {
       skuIds.add(line.get("skuId").asString());
     }
     return skuIds;
+  }
+
+  /** A row's lines (JSON) as SKU to units, those of one SKU added up, none of 0. */
+  private static Map<String, Long> units(String linesJson) {
+    Map<String, Long> units = new TreeMap<>();
+    for (JsonNode line : JSON.readTree(linesJson)) {
+      long quantity = line.get("quantity").asLong();
+      if (quantity > 0) {
+        units.merge(line.get("skuId").asString(), quantity, Long::sum);
+      }
+    }
+    return units;
   }
 }

@@ -2,6 +2,7 @@ package io.stockade.query.reconciliation;
 
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Predicate;
 
 /**
@@ -92,15 +93,24 @@ record ReconciliationReport(
 
   /**
    * A reservation whose intent state in the gate ({@code intent}, null: no intent) differs from its
-   * status in the read model ({@code readModel}, null: no row).
+   * status in the read model ({@code readModel}, null: no row), or, both CONFIRMED, whose units
+   * sold differ ({@code sold}; null for a mismatch of states).
    */
   record ReservationMismatch(
       String reservationId,
       String intent,
       String readModel,
       List<String> skuIds,
+      Sold sold,
       String status,
       Instant since) {}
+
+  /**
+   * The units a confirmed reservation sold, per SKU with at least one: by the gate's intent (its
+   * parts' {@code confirmed} fields, or their lines for a confirmation of every unit) and by the
+   * read model's {@code confirmedLines}.
+   */
+  record Sold(Map<String, Long> intent, Map<String, Long> readModel) {}
 
   /**
    * Counts per status; the reservation mismatches are null when the intents could not be compared

@@ -2,6 +2,7 @@ package io.stockade.query.reservation;
 
 import io.stockade.api.reservation.FindReservationQuery;
 import io.stockade.api.reservation.ReservationAbandoned;
+import io.stockade.api.reservation.ReservationExtended;
 import io.stockade.api.reservation.ReservationView;
 import io.stockade.api.reservation.StockConfirmed;
 import io.stockade.api.reservation.StockReleased;
@@ -65,8 +66,13 @@ class ReservationProjection {
   }
 
   @EventHandler
+  void on(ReservationExtended event, @SequenceNumber long sequence, @Timestamp Instant at) {
+    rows.extend(event.reservationId(), event.expiresAt(), sequence, at);
+  }
+
+  @EventHandler
   void on(StockConfirmed event, @SequenceNumber long sequence, @Timestamp Instant at) {
-    rows.confirm(event.reservationId(), event.confirmedAt(), sequence, at);
+    rows.confirm(event.reservationId(), event.confirmedAt(), event.lines(), sequence, at);
   }
 
   @EventHandler

@@ -1,6 +1,7 @@
 package io.stockade.query.reservation;
 
 import io.stockade.api.reservation.ReservationAbandoned;
+import io.stockade.api.reservation.ReservationExtended;
 import io.stockade.api.reservation.StockConfirmed;
 import io.stockade.api.reservation.StockReleased;
 import io.stockade.api.reservation.StockReserved;
@@ -23,6 +24,7 @@ class ReservationReplayFold implements ReadModelFold {
       Stream.of(
               StockReserved.class,
               ReservationAbandoned.class,
+              ReservationExtended.class,
               StockConfirmed.class,
               StockReleased.class)
           .collect(Collectors.toMap(Class::getName, type -> type));
@@ -87,8 +89,11 @@ class ReservationReplayFold implements ReadModelFold {
           ReservationAbandoned.REASON,
           sequence,
           at);
+    } else if (payload instanceof ReservationExtended extended) {
+      fold.extend(extended.reservationId(), extended.expiresAt(), sequence, at);
     } else if (payload instanceof StockConfirmed confirmed) {
-      fold.confirm(confirmed.reservationId(), confirmed.confirmedAt(), sequence, at);
+      fold.confirm(
+          confirmed.reservationId(), confirmed.confirmedAt(), confirmed.lines(), sequence, at);
     } else if (payload instanceof StockReleased released) {
       fold.release(
           released.reservationId(), released.releasedAt(), released.reason(), sequence, at);

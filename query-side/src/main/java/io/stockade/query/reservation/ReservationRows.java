@@ -3,6 +3,7 @@ package io.stockade.query.reservation;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import io.stockade.api.reservation.ReservationLine;
 import io.stockade.api.reservation.ReservationView;
+import io.stockade.api.reservation.StockReleased;
 import io.stockade.query.replay.BulkValues;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -56,7 +57,18 @@ class ReservationRows {
 
   private static final String COLUMNS =
       "reservation_id, user_id, status, lines_json, created_at, expires_at, confirmed_at,"
-          + " released_at, release_reason, last_sequence, updated_at";
+          + " confirmed_lines_json, released_at, release_reason, last_sequence, updated_at";
+
+  /** Where {@link #COLUMNS} has the columns a change sets, and those that order the changes. */
+  private static final int STATUS = 2;
+
+  private static final int EXPIRES_AT = 5;
+  private static final int CONFIRMED_AT = 6;
+  private static final int CONFIRMED_LINES = 7;
+  private static final int RELEASED_AT = 8;
+  private static final int RELEASE_REASON = 9;
+  private static final int LAST_SEQUENCE = 10;
+  private static final int UPDATED_AT = 11;
 
   private static final Logger log = LoggerFactory.getLogger(ReservationRows.class);
 
@@ -111,10 +123,10 @@ class ReservationRows {
           reservationId,
           userId,
           status.name(),
-          JSON.writeValueAsString(
-              lines.stream().map(line -> new StoredLine(line.skuId(), line.quantity())).toList()),
+          json(lines),
           utc(createdAt),
           utc(expiresAt),
+          null,
           null,
           utc(releasedAt),
           releaseReason,
@@ -123,73 +135,132 @@ class ReservationRows {
         });
   }
 
-  /** Confirms the row, unless it is missing or has applied this sequence or a later. */
-  void confirm(String reservationId, Instant confirmedAt, long sequence, Instant at) {
-    accept(confirmation(reservationId, confirmedAt, sequence, at));
+  /**
+   * Moves the row's end of hold to {@code expiresAt}, unless it is missing or has applied this
+   * sequence or a later.
+   */
+  void extend(String reservationId, Instant expiresAt, long sequence, Instant at) {
+    accept(extension(reservationId, expiresAt, sequence, at));
+  }
+
+  private static Update extension(
+      String reservationId, Instant expiresAt, long sequence, Instant at) {
+    return new Update(
+        reservationId,
+        "extension",
+        sequence,
+        new Columns(null, utc(expiresAt), null, null, null, null),
+        utc(at));
+  }
+
+  /**
+   * Confirms the row with the units sold, unless it is missing or has applied this sequence or a
+   * later.
+   */
+  void confirm(
+      String reservationId,
+      Instant confirmedAt,
+      List<ReservationLine> sold,
+      long sequence,
+      Instant at) {
+    accept(confirmation(reservationId, confirmedAt, sold, sequence, at));
   }
 
   private static Update confirmation(
-      String reservationId, Instant confirmedAt, long sequence, Instant at) {
+      String reservationId,
+      Instant confirmedAt,
+      List<ReservationLine> sold,
+      long sequence,
+      Instant at) {
     return new Update(
         reservationId,
         "confirmation",
         sequence,
-        new Object[] {
-          Status.CONFIRMED.name(),
-          utc(confirmedAt),
-          null,
-          null,
-          sequence,
-          utc(at),
-          reservationId,
-          sequence
-        });
+        new Columns(Status.CONFIRMED.name(), null, utc(confirmedAt), json(sold), null, null),
+        utc(at));
   }
 
-  /** Releases the row, unless it is missing or has applied this sequence or a later. */
+  /**
+   * Releases the row, unless it is missing or has applied this sequence or a later. A release with
+   * reason {@link StockReleased#NOT_CONFIRMED} gives back the units a partial confirmation did not
+   * sell, right after it: the reservation stays CONFIRMED, and the row only records when and why
+   * those units went back.
+   */
   void release(String reservationId, Instant releasedAt, String reason, long sequence, Instant at) {
     accept(releasing(reservationId, releasedAt, reason, sequence, at));
   }
 
   private static Update releasing(
       String reservationId, Instant releasedAt, String reason, long sequence, Instant at) {
+    String status = StockReleased.NOT_CONFIRMED.equals(reason) ? null : Status.RELEASED.name();
     return new Update(
         reservationId,
         "release",
         sequence,
-        new Object[] {
-          Status.RELEASED.name(),
-          null,
-          utc(releasedAt),
-          reason,
-          sequence,
-          utc(at),
-          reservationId,
-          sequence
-        });
+        new Columns(status, null, null, null, utc(releasedAt), reason),
+        utc(at));
   }
 
   /** A change waiting for its batch to be written. */
   private sealed interface Change permits Creation, Update {}
 
+  /**
+   * The columns an update sets: each that is not null replaces the row's ({@code coalesce} in
+   * {@link #UPDATE}), in the order of {@link #SET_COLUMNS}.
+   */
+  private record Columns(
+      String status,
+      LocalDateTime expiresAt,
+      LocalDateTime confirmedAt,
+      String confirmedLines,
+      LocalDateTime releasedAt,
+      String releaseReason) {
+
+    Object[] values() {
+      return new Object[] {
+        status, expiresAt, confirmedAt, confirmedLines, releasedAt, releaseReason
+      };
+    }
+  }
+
+  /** Where the values of {@link Columns} go in a row of {@link #COLUMNS}. */
+  private static final int[] SET_COLUMNS = {
+    STATUS, EXPIRES_AT, CONFIRMED_AT, CONFIRMED_LINES, RELEASED_AT, RELEASE_REASON
+  };
+
   /** The columns of a new row, in the order of {@link #COLUMNS}. */
   private record Creation(Object[] values) implements Change {}
 
-  /** The arguments of {@link #UPDATE}. */
-  private record Update(String reservationId, String what, long sequence, Object[] arguments)
-      implements Change {}
+  /** A change of an existing row: what it sets, at the event's sequence and time. */
+  private record Update(
+      String reservationId, String what, long sequence, Columns set, LocalDateTime at)
+      implements Change {
+
+    /** The arguments of {@link #UPDATE}. */
+    Object[] arguments() {
+      Object[] values = set.values();
+      Object[] arguments = Arrays.copyOf(values, values.length + 4);
+      arguments[values.length] = sequence;
+      arguments[values.length + 1] = at;
+      arguments[values.length + 2] = reservationId;
+      arguments[values.length + 3] = sequence;
+      return arguments;
+    }
+  }
 
   private static final String PENDING = ReservationRows.class.getName() + ".pending";
 
-  /** Rows per insert statement (eleven parameters each). */
+  /** Rows per insert statement (twelve parameters each). */
   private static final int MAX_ROWS_PER_INSERT = 500;
 
   private static final String INSERT = "INSERT INTO reservation_view (" + COLUMNS + ") VALUES ";
 
-  private static final String INSERT_ROW = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+  private static final String INSERT_ROW = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 
   private static final String UPDATE =
-      "UPDATE reservation_view SET status = ?, confirmed_at = coalesce(?, confirmed_at),"
+      "UPDATE reservation_view SET status = coalesce(?, status),"
+          + " expires_at = coalesce(?, expires_at), confirmed_at = coalesce(?, confirmed_at),"
+          + " confirmed_lines_json = coalesce(?, confirmed_lines_json),"
           + " released_at = coalesce(?, released_at),"
           + " release_reason = coalesce(?, release_reason), last_sequence = ?, updated_at = ?"
           + " WHERE reservation_id = ? AND last_sequence < ?";
@@ -222,10 +293,11 @@ class ReservationRows {
 
   /**
    * A fold into the emptied table (a replay's, see {@link ReservationReplayFold}): the rows that
-   * {@link #create}, {@link #confirm} and {@link #release} would leave, written in bulk. The rows
-   * created lately are held, and a later event of one of them is applied to it in memory, as its
-   * conditional UPDATE would; events of rows written already wait as updates. Both go out together
-   * ({@link #write}) when {@value #FOLD_WINDOW} are held: memory is bounded by the window.
+   * {@link #create}, {@link #extend}, {@link #confirm} and {@link #release} would leave, written in
+   * bulk. The rows created lately are held, and a later event of one of them is applied to it in
+   * memory, as its conditional UPDATE would; events of rows written already wait as updates. Both
+   * go out together ({@link #write}) when {@value #FOLD_WINDOW} are held: memory is bounded by the
+   * window.
    */
   final class Fold {
 
@@ -264,8 +336,17 @@ class ReservationRows {
       flushWhenFull();
     }
 
-    void confirm(String reservationId, Instant confirmedAt, long sequence, Instant at) {
-      update(confirmation(reservationId, confirmedAt, sequence, at));
+    void extend(String reservationId, Instant expiresAt, long sequence, Instant at) {
+      update(extension(reservationId, expiresAt, sequence, at));
+    }
+
+    void confirm(
+        String reservationId,
+        Instant confirmedAt,
+        List<ReservationLine> sold,
+        long sequence,
+        Instant at) {
+      update(confirmation(reservationId, confirmedAt, sold, sequence, at));
     }
 
     void release(
@@ -282,15 +363,16 @@ class ReservationRows {
         return;
       }
       Object[] row = creation.values();
-      Object[] set = update.arguments();
       // UPDATE's SET, under its condition last_sequence < ?.
-      if ((long) row[9] < update.sequence()) {
-        row[2] = set[0];
-        row[6] = set[1] != null ? set[1] : row[6];
-        row[7] = set[2] != null ? set[2] : row[7];
-        row[8] = set[3] != null ? set[3] : row[8];
-        row[9] = set[4];
-        row[10] = set[5];
+      if ((long) row[LAST_SEQUENCE] < update.sequence()) {
+        Object[] set = update.set().values();
+        for (int i = 0; i < set.length; i++) {
+          if (set[i] != null) {
+            row[SET_COLUMNS[i]] = set[i];
+          }
+        }
+        row[LAST_SEQUENCE] = update.sequence();
+        row[UPDATED_AT] = update.at();
       }
     }
 
@@ -391,20 +473,30 @@ class ReservationRows {
 
   private static ReservationView view(ResultSet row) throws SQLException {
     Status status = Status.valueOf(row.getString("status"));
-    List<ReservationLine> lines =
-        JSON.readValue(row.getString("lines_json"), STORED_LINES).stream()
-            .map(line -> new ReservationLine(line.skuId(), line.quantity()))
-            .toList();
+    String confirmed = row.getString("confirmed_lines_json");
     return new ReservationView(
         row.getString("reservation_id"),
         row.getString("user_id"),
         status == Status.ABANDONED ? Status.RELEASED.name() : status.name(),
-        lines,
+        lines(row.getString("lines_json")),
         instant(row, "created_at"),
         instant(row, "expires_at"),
         instant(row, "confirmed_at"),
+        confirmed == null ? null : lines(confirmed),
         instant(row, "released_at"),
         row.getString("release_reason"));
+  }
+
+  /** Lines in the format of the {@code lines_json} and {@code confirmed_lines_json} columns. */
+  private static String json(List<ReservationLine> lines) {
+    return JSON.writeValueAsString(
+        lines.stream().map(line -> new StoredLine(line.skuId(), line.quantity())).toList());
+  }
+
+  private static List<ReservationLine> lines(String json) {
+    return JSON.readValue(json, STORED_LINES).stream()
+        .map(line -> new ReservationLine(line.skuId(), line.quantity()))
+        .toList();
   }
 
   /**

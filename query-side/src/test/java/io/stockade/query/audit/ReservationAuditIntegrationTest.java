@@ -2,8 +2,10 @@ package io.stockade.query.audit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.stockade.api.reservation.ReservationExtended;
 import io.stockade.api.reservation.ReservationLine;
 import io.stockade.api.reservation.StockConfirmed;
+import io.stockade.api.reservation.StockReleased;
 import io.stockade.api.reservation.StockReserved;
 import io.stockade.api.sku.SkuRegistered;
 import io.stockade.platform.testing.ApiClient;
@@ -85,6 +87,66 @@ class ReservationAuditIntegrationTest {
     assertThat(confirmed.get("payload").get("reservationId").asString()).isEqualTo(id);
     assertThat(Instant.parse(confirmed.get("payload").get("confirmedAt").asString()))
         .isEqualTo(confirmedAt);
+  }
+
+  @Test
+  void anExtensionAndAPartialConfirmationAreInTheTimelineWithWhatTheyChanged() {
+    String id = "E-" + run;
+    String a = "a-" + run;
+    String b = "b-" + run;
+    Instant reservedAt = Instant.parse("2026-11-30T10:00:00Z");
+    Instant extendedAt = reservedAt.plusSeconds(600);
+    Instant newEnd = reservedAt.plusSeconds(1800);
+    Instant confirmedAt = reservedAt.plusSeconds(700);
+    append(
+        id,
+        0,
+        new StockReserved(
+            id,
+            "u-7",
+            List.of(new ReservationLine(a, 3), new ReservationLine(b, 1)),
+            reservedAt,
+            reservedAt.plusSeconds(900),
+            42,
+            3));
+    append(id, 1, new ReservationExtended(id, "u-7", newEnd, extendedAt));
+    transaction.executeWithoutResult(
+        status -> {
+          append(
+              id,
+              2,
+              new StockConfirmed(id, "u-7", List.of(new ReservationLine(a, 2)), confirmedAt));
+          append(
+              id,
+              3,
+              new StockReleased(
+                  id,
+                  "u-7",
+                  List.of(new ReservationLine(a, 1), new ReservationLine(b, 1)),
+                  StockReleased.NOT_CONFIRMED,
+                  confirmedAt));
+        });
+
+    JsonNode events = http.get("/api/audit/reservations/" + id).getBody();
+
+    assertThat(events.findValuesAsString("type"))
+        .containsExactly("StockReserved", "ReservationExtended", "StockConfirmed", "StockReleased");
+    assertThat(events.findValues("sequenceNumber").stream().map(JsonNode::asLong).toList())
+        .containsExactly(0L, 1L, 2L, 3L);
+    JsonNode extended = events.get(1).get("payload");
+    assertThat(Instant.parse(extended.get("expiresAt").asString())).isEqualTo(newEnd);
+    assertThat(Instant.parse(extended.get("extendedAt").asString())).isEqualTo(extendedAt);
+    assertThat(extended.get("userId").asString()).isEqualTo("u-7");
+    JsonNode sold = events.get(2).get("payload").get("lines");
+    assertThat(sold).hasSize(1);
+    assertThat(sold.get(0).get("skuId").asString()).isEqualTo(a);
+    assertThat(sold.get(0).get("quantity").asInt()).isEqualTo(2);
+    JsonNode back = events.get(3).get("payload");
+    assertThat(back.get("reason").asString()).isEqualTo("NOT_CONFIRMED");
+    assertThat(Instant.parse(back.get("releasedAt").asString())).isEqualTo(confirmedAt);
+    assertThat(back.get("lines").findValuesAsString("skuId")).containsExactly(a, b);
+    assertThat(back.get("lines").findValues("quantity").stream().map(JsonNode::asInt).toList())
+        .containsExactly(1, 1);
   }
 
   @Test

@@ -3,6 +3,7 @@ package io.stockade.query.dashboard;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.stockade.api.reservation.ReservationExtended;
 import io.stockade.api.reservation.ReservationLine;
 import io.stockade.api.reservation.StockConfirmed;
 import io.stockade.api.reservation.StockReleased;
@@ -59,7 +60,8 @@ import tools.jackson.databind.json.JsonMapper;
  * The operator's dashboard in a real browser: Debian's headless Chromium, driven through its
  * chromedriver, against this service on a random port. Events are appended to the event store; the
  * page shows them as an operator would see them: the stock table following the live stream, the
- * chart of the SKU's stock over time, a reservation with its audit timeline, a reconciliation
+ * chart of the SKU's stock over time, a reservation with its audit timeline (one extended and
+ * confirmed in part too: the hold's new end, the units sold and those given back), a reconciliation
  * report, a replay, a SKU's gate decisions around its sell-out and a user's attempts, a problem's
  * title and detail. Every call the page makes carries the token typed into it, as the browser's own
  * log of its network requests shows.
@@ -67,7 +69,8 @@ import tools.jackson.databind.json.JsonMapper;
  * <p>Skipped (a JUnit condition, checked before the application starts) where Chromium or
  * chromedriver is not installed, as on a machine with only a JDK; CI installs both. Screenshots:
  * {@code target/dashboard.png} (every panel filled), {@code target/dashboard-replay.png} (a replay
- * done) and {@code target/dashboard-decisions.png} (a user's attempts).
+ * done), {@code target/dashboard-decisions.png} (a user's attempts) and {@code
+ * target/dashboard-partial-confirmation.png} (a reservation confirmed in part).
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 @EnabledIf(
@@ -277,6 +280,98 @@ class DashboardBrowserIntegrationTest {
     assertThat(text("reconciliation-summary")).contains(" SKUs: ");
 
     screenshot(Path.of("target", "dashboard.png"));
+  }
+
+  @Test
+  void operatorSeesAnExtendedHoldAndWhatAPartialConfirmationSoldAndGaveBack() {
+    String a = "pa-" + run;
+    String b = "pb-" + run;
+    String id = "PC-" + run;
+    Instant now = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+    append(a, 0, new SkuRegistered(a, 50, null), now.minusSeconds(600));
+    append(b, 0, new SkuRegistered(b, 50, null), now.minusSeconds(600));
+    Instant reservedAt = now.minusSeconds(300);
+    append(
+        id,
+        0,
+        new StockReserved(
+            id,
+            "u-9",
+            List.of(new ReservationLine(a, 3), new ReservationLine(b, 2)),
+            reservedAt,
+            now.plusSeconds(600),
+            1,
+            1),
+        reservedAt);
+    Instant extendedAt = now.minusSeconds(200);
+    Instant newEnd = Instant.parse("2031-01-02T03:04:05Z");
+    append(id, 1, new ReservationExtended(id, "u-9", newEnd, extendedAt), extendedAt);
+    Instant confirmedAt = now.minusSeconds(100);
+    transaction.executeWithoutResult(
+        status -> {
+          append(
+              id,
+              2,
+              new StockConfirmed(id, "u-9", List.of(new ReservationLine(a, 1)), confirmedAt),
+              confirmedAt);
+          append(
+              id,
+              3,
+              new StockReleased(
+                  id,
+                  "u-9",
+                  List.of(new ReservationLine(a, 2), new ReservationLine(b, 2)),
+                  StockReleased.NOT_CONFIRMED,
+                  confirmedAt),
+              confirmedAt);
+        });
+    await()
+        .atMost(PATIENCE)
+        .untilAsserted(
+            () ->
+                assertThat(
+                        http.get("/api/reservations/" + id)
+                            .getBody()
+                            .path("releaseReason")
+                            .asString())
+                    .isEqualTo("NOT_CONFIRMED"));
+    browser.get(url("/dashboard/"));
+    type("token", TOKEN);
+    click("#token-form button[type=submit]");
+    waitFor(() -> text("token-state").equals("Token in use."));
+
+    type("reservation-id", id);
+    click("#reservation-form button[type=submit]");
+    waitFor(() -> browser.findElements(By.cssSelector("#timeline li")).size() == 4);
+
+    // The details: confirmed, the hold's last end, the units sold and those given back.
+    assertThat(detail("Status")).isEqualTo("CONFIRMED");
+    assertThat(detail("Lines")).isEqualTo("3 × " + a + ", 2 × " + b);
+    assertThat(detail("Expires")).isEqualTo("2031-01-02 03:04:05Z");
+    assertThat(detail("Sold")).isEqualTo("1 × " + a);
+    assertThat(detail("Given back")).isEqualTo("2 × " + a + ", 2 × " + b);
+    assertThat(detail("Release reason")).isEqualTo("NOT_CONFIRMED");
+    // The timeline: the extension with its new end, the sale, the units given back.
+    List<WebElement> timeline = browser.findElements(By.cssSelector("#timeline li"));
+    assertThat(timeline.stream().map(item -> item.getDomAttribute("data-type")).toList())
+        .containsExactly("StockReserved", "ReservationExtended", "StockConfirmed", "StockReleased");
+    assertThat(summaryOf(timeline.get(1)))
+        .isEqualTo("user u-9; hold extended to 2031-01-02 03:04:05Z");
+    assertThat(summaryOf(timeline.get(2))).isEqualTo("user u-9; sold 1 × " + a);
+    assertThat(summaryOf(timeline.get(3)))
+        .isEqualTo("user u-9; given back 2 × " + a + ", 2 × " + b + " (not confirmed)");
+    assertThat(
+            timeline.stream()
+                .map(item -> item.findElement(By.tagName("time")).getDomAttribute("datetime"))
+                .map(Instant::parse)
+                .toList())
+        .containsExactly(reservedAt, extendedAt, confirmedAt, confirmedAt);
+    assertThat(text("reservation-message")).isEmpty();
+    screenshot(Path.of("target", "dashboard-partial-confirmation.png"));
+  }
+
+  private static String summaryOf(WebElement item) {
+    return item.findElement(By.className("event-summary")).getText();
   }
 
   @Test

@@ -157,6 +157,25 @@ final class GateFixture {
     redis.opsForHash().put(intentKey(tag, reservationId), "state", state);
   }
 
+  /**
+   * What a partial confirmation does to a part in partition {@code tag}: CONFIRMED, with the units
+   * sold of each of its lines in {@code confirmed} ("sku qty ...", in the order of its lines, a
+   * quantity of 0 for a SKU given back whole); its lines stay the units reserved.
+   */
+  void confirmedInPart(String tag, String reservationId, String confirmed) {
+    redis
+        .opsForHash()
+        .putAll(
+            intentKey(tag, reservationId), Map.of("state", "CONFIRMED", "confirmed", confirmed));
+  }
+
+  /** What an extension does to a part in partition {@code tag}: its hold ends at {@code end}. */
+  void extended(String tag, String reservationId, Instant end) {
+    redis
+        .opsForHash()
+        .put(intentKey(tag, reservationId), "expiresAt", Long.toString(end.toEpochMilli()));
+  }
+
   /** What an admission does in the fixture's partition. */
   void admit(String reservationId, String skuId, int quantity) {
     admit(tag, reservationId, skuId, quantity);

@@ -202,6 +202,40 @@ class ReconciliationGateReaderIntegrationTest {
   }
 
   @Test
+  void theUnitsAPartialConfirmationSoldAreReadPartByPart() {
+    // Confirmed in part over two partitions: the lines stay those reserved, the field confirmed
+    // has the units sold of each line (0: given back whole).
+    intent("3.0", "r-1", "CONFIRMED", "sku-1 3 sku-2 2");
+    redis.opsForHash().put("stockade:{3.0}:reservation:r-1", "confirmed", "sku-1 1 sku-2 0");
+    intent("3.1", "r-1", "CONFIRMED", "sku-3 4");
+    redis.opsForHash().put("stockade:{3.1}:reservation:r-1", "confirmed", "sku-3 4");
+    // Confirmed whole (no field), and one part still to be confirmed.
+    intent("3.0", "r-2", "CONFIRMED", "sku-1 2");
+    intent("3.0", "r-3", "CONFIRMED", "sku-1 1");
+    redis.opsForHash().put("stockade:{3.0}:reservation:r-3", "confirmed", "sku-1 1");
+    intent("3.1", "r-3", "RESERVED", "sku-3 2");
+
+    Map<String, GateReader.Intent> intents = new HashMap<>();
+    reader.read().intents().forEach(intent -> intents.put(intent.reservationId(), intent));
+
+    GateReader.Intent partial = intents.get("r-1");
+    assertThat(partial.state()).isEqualTo("CONFIRMED");
+    assertThat(partial.lines())
+        .containsOnly(Map.entry("sku-1", 3L), Map.entry("sku-2", 2L), Map.entry("sku-3", 4L));
+    assertThat(partial.parts())
+        .extracting(GateReader.Part::tag, GateReader.Part::confirmed)
+        .containsExactlyInAnyOrder(
+            tuple("3.0", Map.of("sku-1", 1L, "sku-2", 0L)), tuple("3.1", Map.of("sku-3", 4L)));
+    assertThat(partial.sold()).containsExactly(Map.entry("sku-1", 1L), Map.entry("sku-3", 4L));
+    assertThat(intents.get("r-2").parts().get(0).confirmed()).isNull();
+    assertThat(intents.get("r-2").sold()).containsExactly(Map.entry("sku-1", 2L));
+    assertThat(intents.get("r-3").state()).isEqualTo("RESERVED");
+    assertThat(intents.get("r-3").sold())
+        .as("only the parts confirmed have sold")
+        .containsExactly(Map.entry("sku-1", 1L));
+  }
+
+  @Test
   void moreKeysThanOneBatchAreAllRead() {
     for (int i = 0; i < 1200; i++) {
       counters("p" + (i % 3), "sku-" + (i % 400), 1, 0, 0);

@@ -4,8 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.stockade.api.reservation.ReservationExtended;
 import io.stockade.api.reservation.ReservationLine;
 import io.stockade.api.reservation.StockConfirmed;
+import io.stockade.api.reservation.StockReleased;
 import io.stockade.api.reservation.StockReserved;
 import io.stockade.api.sku.SkuRegistered;
 import io.stockade.localinfra.EmbeddedRedis;
@@ -17,10 +19,12 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import org.axonframework.eventsourcing.eventstore.EventStore;
+import org.axonframework.serialization.Serializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
@@ -63,6 +67,11 @@ class ReconciliationIntegrationTest {
   @Autowired private TransactionTemplate transaction;
   @Autowired private StringRedisTemplate redis;
   @Autowired private EventStoreFold fold;
+
+  @Autowired
+  @Qualifier("eventSerializer")
+  private Serializer serializer;
+
   @Autowired private JdbcTemplate jdbc;
   @Autowired private Replays replays;
 
@@ -307,6 +316,197 @@ class ReconciliationIntegrationTest {
   }
 
   @Test
+  void aPartialConfirmationTheGateAppliedIsConsistent() {
+    String first = GateFixture.unique("rc-pc1");
+    String second = GateFixture.unique("rc-pc2");
+    String reservation = GateFixture.unique("rc-PC");
+    gate.append(first, 0, new SkuRegistered(first, 10, null));
+    gate.append(second, 0, new SkuRegistered(second, 10, null));
+    List<ReservationLine> lines =
+        List.of(new ReservationLine(first, 3), new ReservationLine(second, 2));
+    StockReserved reserved = gate.reserved(reservation, lines);
+    gate.append(reservation, 0, reserved);
+    Instant end = reserved.expiresAt().plusSeconds(600);
+    gate.append(reservation, 1, new ReservationExtended(reservation, "u-1", end, Instant.now()));
+    // One unit of the first SKU sold; the rest (two of it, all of the second) given back.
+    Instant confirmedAt = Instant.now();
+    partiallyConfirmed(reservation, 2, first, second, confirmedAt);
+    // The gate as the command side leaves it: counters moved, the intent CONFIRMED with its lines
+    // as reserved and the units sold of each.
+    gate.counters(first, 9, 0, 1);
+    gate.counters(second, 10, 0, 0);
+    gate.intent(gate.tag(), reservation, "CONFIRMED", first + " 3 " + second + " 2");
+    gate.confirmedInPart(gate.tag(), reservation, first + " 1 " + second + " 0");
+    gate.extended(gate.tag(), reservation, end);
+
+    JsonNode report =
+        await()
+            .atMost(Duration.ofSeconds(60))
+            .until(
+                () -> sku(first).getBody(),
+                answer ->
+                    answer.has("skus")
+                        && answer.get("skus").get(0).get("status").asString().equals("CONSISTENT")
+                        && "CONFIRMED".equals(readModelStatus(reservation))
+                        && mismatch(answer, reservation) == null);
+
+    JsonNode line = report.get("skus").get(0);
+    assertThat(numbers(line.get("gate"))).containsExactly(10L, 9L, 0L, 1L);
+    assertThat(numbers(line.get("events"))).containsExactly(10L, 9L, 0L, 1L);
+    assertThat(numbers(line.get("readModel"))).containsExactly(10L, 9L, 0L, 1L);
+    JsonNode other = awaitStatus(second, "CONSISTENT");
+    assertThat(numbers(other.get("skus").get(0).get("events"))).containsExactly(10L, 10L, 0L, 0L);
+    assertThat(mismatch(other, reservation)).isNull();
+    // A full check reads the intent too: it agrees.
+    JsonNode full = http.get("/api/reconciliation/skus/" + first + "?full=true").getBody();
+    assertThat(full.get("gate").get("scope").asString()).isEqualTo("FULL");
+    assertThat(mismatch(full, reservation)).isNull();
+  }
+
+  @Test
+  void aPartialConfirmationStillToBeAppliedByTheGateIsExplainedPartByPart() {
+    String first = GateFixture.unique("rc-pf1");
+    String second = GateFixture.unique("rc-pf2");
+    String reservation = GateFixture.unique("rc-PF");
+    String other = GateFixture.newTag();
+    gate.append(first, 0, new SkuRegistered(first, 10, null));
+    gate.append(second, 0, new SkuRegistered(second, 10, null));
+    List<ReservationLine> lines =
+        List.of(new ReservationLine(first, 3), new ReservationLine(second, 2));
+    gate.append(reservation, 0, gate.reserved(reservation, lines));
+    // Reserved in two partitions, one part each, as the gate holds it.
+    gate.counters(first, 7, 3, 0);
+    gate.counters(other, second, 8, 2, 0);
+    gate.intent(gate.tag(), reservation, "RESERVED", first + " 3");
+    gate.intent(other, reservation, "RESERVED", second + " 2");
+    awaitStatus(first, "CONSISTENT");
+    awaitStatus(second, "CONSISTENT");
+
+    // Confirmed in part and stored: one unit of the first SKU sold, the rest given back. The
+    // gate has not applied it yet.
+    partiallyConfirmed(reservation, 1, first, second, Instant.now());
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(() -> "CONFIRMED".equals(readModelStatus(reservation)));
+
+    // The gate still holds three units of the first SKU reserved: one the record sold, two it
+    // gave back.
+    JsonNode line = awaitEvents(first, 10, 9, 0, 1);
+    assertThat(line.get("status").asString()).isEqualTo("IN_FLIGHT");
+    assertThat(numbers(line.get("difference").get("gate"))).containsExactly(0L, -2L, 3L, -1L);
+    assertThat(line.get("difference").get("inFlight").get("gateUpdatesToApply").asInt())
+        .isEqualTo(1);
+    assertThat(numbers(line.get("difference").get("unexplained"))).containsExactly(0L, 0L, 0L, 0L);
+    line = awaitEvents(second, 10, 10, 0, 0);
+    assertThat(line.get("status").asString()).isEqualTo("IN_FLIGHT");
+    assertThat(numbers(line.get("difference").get("gate"))).containsExactly(0L, -2L, 2L, 0L);
+    assertThat(numbers(line.get("difference").get("unexplained"))).containsExactly(0L, 0L, 0L, 0L);
+    JsonNode mismatch = mismatch(sku(first).getBody(), reservation);
+    assertThat(mismatch.get("intent").asString()).isEqualTo("RESERVED");
+    assertThat(mismatch.get("readModel").asString()).isEqualTo("CONFIRMED");
+
+    // The first partition applies it; the second's part is still RESERVED and explained.
+    gate.increment(first, "reserved", -3);
+    gate.increment(first, "sold", 1);
+    gate.increment(first, "available", 2);
+    gate.confirmedInPart(gate.tag(), reservation, first + " 1");
+    JsonNode done = awaitStatus(first, "CONSISTENT").get("skus").get(0);
+    assertThat(numbers(done.get("gate"))).containsExactly(10L, 9L, 0L, 1L);
+    JsonNode halfway = sku(second).getBody().get("skus").get(0);
+    assertThat(halfway.get("status").asString()).isEqualTo("IN_FLIGHT");
+    assertThat(numbers(halfway.get("difference").get("unexplained")))
+        .containsExactly(0L, 0L, 0L, 0L);
+
+    // The second applies it too: all agree.
+    gate.increment(other, second, "reserved", -2);
+    gate.increment(other, second, "available", 2);
+    gate.confirmedInPart(other, reservation, second + " 0");
+    JsonNode after = awaitStatus(second, "CONSISTENT");
+    assertThat(numbers(after.get("skus").get(0).get("gate"))).containsExactly(10L, 10L, 0L, 0L);
+    assertThat(mismatch(after, reservation)).isNull();
+  }
+
+  @Test
+  void aPartialConfirmationTheGateAppliedWholeIsAMismatchOfTheUnitsSold() {
+    String sku = GateFixture.unique("rc-pw");
+    String reservation = GateFixture.unique("rc-PW");
+    gate.append(sku, 0, new SkuRegistered(sku, 10, null));
+    gate.append(reservation, 0, gate.reserved(reservation, sku, 3));
+    Instant confirmedAt = Instant.now();
+    gate.append(
+        reservation,
+        1,
+        new StockConfirmed(reservation, "u-1", List.of(new ReservationLine(sku, 1)), confirmedAt));
+    gate.append(
+        reservation,
+        2,
+        new StockReleased(
+            reservation,
+            "u-1",
+            List.of(new ReservationLine(sku, 2)),
+            StockReleased.NOT_CONFIRMED,
+            confirmedAt));
+    // The gate sold all three: no confirmed field, the counters of a full confirmation.
+    gate.counters(sku, 7, 0, 3);
+    gate.intent(reservation, "CONFIRMED", sku, 3);
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(() -> "CONFIRMED".equals(readModelStatus(reservation)));
+
+    JsonNode report = awaitEvents(sku, 10, 9, 0, 1);
+    JsonNode line = report;
+    assertThat(line.get("status").asString()).isNotEqualTo("CONSISTENT");
+    assertThat(numbers(line.get("difference").get("unexplained"))).containsExactly(0L, -2L, 0L, 2L);
+    JsonNode mismatch = mismatch(sku(sku).getBody(), reservation);
+    assertThat(mismatch).isNotNull();
+    assertThat(mismatch.get("intent").asString()).isEqualTo("CONFIRMED");
+    assertThat(mismatch.get("readModel").asString()).isEqualTo("CONFIRMED");
+    assertThat(mismatch.get("sold").get("intent").get(sku).asLong()).isEqualTo(3);
+    assertThat(mismatch.get("sold").get("readModel").get(sku).asLong()).isEqualTo(1);
+    assertThat(mismatch.get("status").asString()).isEqualTo("IN_FLIGHT");
+  }
+
+  /**
+   * As the command side stores a partial confirmation of {@code first} and {@code second}: one unit
+   * of the first sold, and right after, in the same transaction, a NOT_CONFIRMED release of every
+   * other reserved unit (two of the first, two of the second), stamped with the confirmation's
+   * time.
+   */
+  private void partiallyConfirmed(
+      String reservation, long sequence, String first, String second, Instant at) {
+    transaction.executeWithoutResult(
+        status -> {
+          gate.append(
+              reservation,
+              sequence,
+              new StockConfirmed(reservation, "u-1", List.of(new ReservationLine(first, 1)), at));
+          gate.append(
+              reservation,
+              sequence + 1,
+              new StockReleased(
+                  reservation,
+                  "u-1",
+                  List.of(new ReservationLine(first, 2), new ReservationLine(second, 2)),
+                  StockReleased.NOT_CONFIRMED,
+                  at));
+        });
+  }
+
+  /** The SKU's line of the report once its events add up to these numbers. */
+  private JsonNode awaitEvents(String sku, long total, long available, long reserved, long sold) {
+    return await()
+        .atMost(Duration.ofSeconds(60))
+        .until(
+            () -> sku(sku).getBody(),
+            report ->
+                report.has("skus")
+                    && numbers(report.get("skus").get(0).get("events"))
+                        .equals(List.of(total, available, reserved, sold)))
+        .get("skus")
+        .get(0);
+  }
+
+  @Test
   void withRedisUnreachableTheReportAnswersWithoutTheGateAndNoSkuIsConsistent() {
     String sku = GateFixture.unique("rc-nogate");
     gate.append(sku, 0, new SkuRegistered(sku, 10, null));
@@ -320,6 +520,7 @@ class ReconciliationIntegrationTest {
           new Reconciliation(
               new GateReader(new StringRedisTemplate(nowhere)),
               fold,
+              serializer,
               jdbc,
               replays,
               new SimpleMeterRegistry(),

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.stockade.api.reservation.ReservationAbandoned;
+import io.stockade.api.reservation.ReservationExtended;
 import io.stockade.api.reservation.ReservationLine;
 import io.stockade.api.reservation.StockConfirmed;
 import io.stockade.api.reservation.StockReleased;
@@ -15,6 +16,7 @@ import io.stockade.query.Events;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -73,21 +75,31 @@ class ReplayIntegrationTest {
         append(id, 0, new ReservationAbandoned(id, "u-" + r, lines, r, at), at);
         continue;
       }
-      append(id, 0, new StockReserved(id, "u-" + r, lines, at, at.plusSeconds(900), r, 1), at);
-      if (kind < 5) {
+      Instant expiresAt = at.plusSeconds(900);
+      append(id, 0, new StockReserved(id, "u-" + r, lines, at, expiresAt, r, 1), at);
+      long sequence = 1;
+      // Some holds are extended, once or twice, before they end (or while they still run).
+      for (int extensions = random.nextInt(4) - 1; extensions > 0; extensions--) {
+        Instant extendedAt = at.plusMillis(100L * sequence);
+        expiresAt = expiresAt.plusSeconds(1 + random.nextInt(600));
         append(
-            id, 1, new StockConfirmed(id, "u-" + r, lines, at.plusMillis(300)), at.plusMillis(300));
+            id,
+            sequence++,
+            new ReservationExtended(id, "u-" + r, expiresAt, extendedAt),
+            extendedAt);
+      }
+      Instant endedAt = at.plusMillis(500);
+      if (kind < 3) {
+        append(id, sequence, new StockConfirmed(id, "u-" + r, lines, endedAt), endedAt);
+      } else if (kind < 5) {
+        confirmInPart(random, id, "u-" + r, sequence, lines, endedAt);
       } else if (kind < 8) {
         append(
             id,
-            1,
+            sequence,
             new StockReleased(
-                id,
-                "u-" + r,
-                lines,
-                random.nextBoolean() ? "CANCELLED" : "EXPIRED",
-                at.plusMillis(500)),
-            at.plusMillis(500));
+                id, "u-" + r, lines, random.nextBoolean() ? "CANCELLED" : "EXPIRED", endedAt),
+            endedAt);
       }
       if (random.nextInt(20) == 0) {
         String sku = skus.get(random.nextInt(skus.size()));
@@ -100,6 +112,21 @@ class ReplayIntegrationTest {
     await().atMost(Duration.ofSeconds(120)).until(() -> caughtUp(head) && visible(http, lastId));
     Map<String, List<Map<String, Object>>> incremental = snapshot(run);
     assertThat(incremental.get("reservation_view")).isNotEmpty();
+    assertThat(incremental.get("reservation_view"))
+        .as("the workload holds partial confirmations")
+        .anyMatch(
+            row ->
+                "CONFIRMED".equals(row.get("status"))
+                    && "NOT_CONFIRMED".equals(row.get("release_reason")));
+    assertThat(
+            jdbc.queryForObject(
+                "select count(*) from domain_event_entry where aggregate_identifier like ?"
+                    + " and payload_type = ?",
+                Long.class,
+                "reservation:R-" + run + "-%",
+                ReservationExtended.class.getName()))
+        .as("and extensions")
+        .isPositive();
     // Damage the read models: only a rebuild from the events brings them back.
     jdbc.update("update stock_level set reserved = reserved + 100 where sku_id = ?", skus.get(0));
     jdbc.update("delete from stock_ledger where sku_id = ?", skus.get(1));
@@ -126,6 +153,57 @@ class ReplayIntegrationTest {
     }
     assertThat(http.get("/api/stock/" + skus.get(0)).getStatusCode().value()).isEqualTo(200);
     assertThat(http.get("/api/replays/unknown-" + run).getStatusCode().value()).isEqualTo(404);
+  }
+
+  /**
+   * A confirmation of some of the reservation's units, as the command side stores it: the units
+   * sold (each SKU with at least one), then in the same transaction a NOT_CONFIRMED release of
+   * every other unit at the confirmation's time. A reservation of a single unit cannot be confirmed
+   * in part: it is confirmed whole.
+   */
+  private void confirmInPart(
+      Random random,
+      String id,
+      String userId,
+      long sequence,
+      List<ReservationLine> lines,
+      Instant at) {
+    int units = lines.stream().mapToInt(ReservationLine::quantity).sum();
+    if (units == 1) {
+      append(id, sequence, new StockConfirmed(id, userId, lines, at), at);
+      return;
+    }
+    int[] sold = new int[lines.size()];
+    for (int i = 0; i < sold.length; i++) {
+      sold[i] = random.nextInt(lines.get(i).quantity() + 1);
+    }
+    // At least one unit sold, at least one given back.
+    int total = Arrays.stream(sold).sum();
+    if (total == 0) {
+      sold[0] = 1;
+    } else if (total == units) {
+      sold[0]--;
+    }
+    List<ReservationLine> confirmed = new ArrayList<>();
+    List<ReservationLine> givenBack = new ArrayList<>();
+    for (int i = 0; i < sold.length; i++) {
+      ReservationLine line = lines.get(i);
+      if (sold[i] > 0) {
+        confirmed.add(new ReservationLine(line.skuId(), sold[i]));
+      }
+      if (line.quantity() > sold[i]) {
+        givenBack.add(new ReservationLine(line.skuId(), line.quantity() - sold[i]));
+      }
+    }
+    transaction.executeWithoutResult(
+        status -> {
+          append(id, sequence, new StockConfirmed(id, userId, confirmed, at), at);
+          append(
+              id,
+              sequence + 1,
+              new StockReleased(id, userId, givenBack, StockReleased.NOT_CONFIRMED, at),
+              at);
+        });
   }
 
   private boolean visible(ApiClient http, String reservationId) {

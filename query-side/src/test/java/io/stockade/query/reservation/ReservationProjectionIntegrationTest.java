@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.stockade.api.reservation.ReservationAbandoned;
+import io.stockade.api.reservation.ReservationExtended;
 import io.stockade.api.reservation.ReservationLine;
 import io.stockade.api.reservation.StockConfirmed;
 import io.stockade.api.reservation.StockReleased;
@@ -81,6 +82,7 @@ class ReservationProjectionIntegrationTest {
     assertInstant(view, "createdAt", t0);
     assertInstant(view, "expiresAt", t3);
     assertInstant(view, "confirmedAt", null);
+    assertThat(view.get("confirmedLines").isNull()).as("not confirmed").isTrue();
     assertInstant(view, "releasedAt", null);
     assertThat(view.get("releaseReason").isNull()).isTrue();
 
@@ -91,6 +93,9 @@ class ReservationProjectionIntegrationTest {
     assertInstant(view, "createdAt", t0);
     assertInstant(view, "expiresAt", t3);
     assertInstant(view, "confirmedAt", t1);
+    assertThat(view.get("confirmedLines"))
+        .as("a full confirmation sold every line")
+        .isEqualTo(view.get("lines"));
     assertInstant(view, "releasedAt", null);
     assertThat(view.get("releaseReason").isNull()).isTrue();
 
@@ -102,6 +107,7 @@ class ReservationProjectionIntegrationTest {
     assertInstant(view, "confirmedAt", null);
     assertInstant(view, "releasedAt", t2);
     assertThat(view.get("releaseReason").asString()).isEqualTo("CANCELLED");
+    assertThat(view.get("confirmedLines").isNull()).isTrue();
 
     // An admission never recorded: RELEASED for the API, NOT_RECORDED, ABANDONED in the table.
     view = awaitStatus(abandoned, "RELEASED");
@@ -118,6 +124,126 @@ class ReservationProjectionIntegrationTest {
     assertThat(row(reserved).get("last_sequence")).isEqualTo(0L);
     assertThat(row(released).get("lines_json"))
         .isEqualTo("[{\"skuId\":\"s1-" + run + "\",\"quantity\":2}]");
+  }
+
+  @Test
+  void anExtensionMovesTheEndOfTheHoldAndNothingElse() {
+    String id = "X-" + run;
+    List<ReservationLine> two = List.of(new ReservationLine("s1-" + run, 2));
+    Instant later = t3.plusSeconds(600);
+    append(id, 0, new StockReserved(id, "u-1", two, t0, t3, 1, 1));
+    append(id, 1, new ReservationExtended(id, "u-1", later, t1));
+
+    awaitApplied(id, 1);
+    JsonNode view = http.get("/api/reservations/" + id).getBody();
+    assertThat(view.get("status").asString()).isEqualTo("RESERVED");
+    assertInstant(view, "expiresAt", later);
+    assertInstant(view, "createdAt", t0);
+    assertLines(view, Map.of("s1-" + run, 2));
+    assertInstant(view, "confirmedAt", null);
+    assertThat(view.get("confirmedLines").isNull()).isTrue();
+    assertInstant(view, "releasedAt", null);
+
+    // Extended once more, then confirmed: it keeps the last end of its hold.
+    Instant latest = later.plusSeconds(600);
+    append(id, 2, new ReservationExtended(id, "u-1", latest, t2));
+    append(id, 3, new StockConfirmed(id, "u-1", two, t3));
+    view = awaitStatus(id, "CONFIRMED");
+    assertInstant(view, "expiresAt", latest);
+    assertThat(view.get("confirmedLines")).isEqualTo(view.get("lines"));
+  }
+
+  @Test
+  void aPartialConfirmationStaysConfirmedAndTellsTheUnitsSoldAndThoseGivenBack() {
+    String id = "PC-" + run;
+    String a = "s1-" + run;
+    String b = "s2-" + run;
+    String c = "s3-" + run;
+    List<ReservationLine> reserved =
+        List.of(new ReservationLine(a, 3), new ReservationLine(b, 1), new ReservationLine(c, 2));
+    append(id, 0, new StockReserved(id, "u-1", reserved, t0, t2, 1, 1));
+    append(id, 1, new ReservationExtended(id, "u-1", t3, t1));
+    // As the command side writes it: the units sold (c fully, b not at all), then the rest.
+    append(
+        id,
+        2,
+        new StockConfirmed(
+            id, "u-1", List.of(new ReservationLine(a, 1), new ReservationLine(c, 2)), t2));
+    append(
+        id,
+        3,
+        new StockReleased(
+            id,
+            "u-1",
+            List.of(new ReservationLine(a, 2), new ReservationLine(b, 1)),
+            StockReleased.NOT_CONFIRMED,
+            t2));
+
+    awaitApplied(id, 3);
+    JsonNode view = http.get("/api/reservations/" + id).getBody();
+    assertThat(view.get("status").asString()).isEqualTo("CONFIRMED");
+    assertLines(view, Map.of(a, 3, b, 1, c, 2));
+    assertThat(view.get("confirmedLines")).hasSize(2);
+    assertThat(view.get("confirmedLines").get(0).get("skuId").asString()).isEqualTo(a);
+    assertThat(view.get("confirmedLines").get(0).get("quantity").asInt()).isEqualTo(1);
+    assertThat(view.get("confirmedLines").get(1).get("skuId").asString()).isEqualTo(c);
+    assertThat(view.get("confirmedLines").get(1).get("quantity").asInt()).isEqualTo(2);
+    assertInstant(view, "confirmedAt", t2);
+    assertInstant(view, "expiresAt", t3);
+    // The units given back: when and why.
+    assertInstant(view, "releasedAt", t2);
+    assertThat(view.get("releaseReason").asString()).isEqualTo("NOT_CONFIRMED");
+    Map<String, Object> row = row(id);
+    assertThat(row.get("status")).isEqualTo("CONFIRMED");
+    assertThat(row.get("confirmed_lines_json"))
+        .isEqualTo(
+            "[{\"skuId\":\"" + a + "\",\"quantity\":1},{\"skuId\":\"" + c + "\",\"quantity\":2}]");
+
+    // Delivered again, the release still changes nothing.
+    inTransaction(
+        () ->
+            projection.on(
+                new StockReleased(id, "u-1", reserved, StockReleased.EXPIRED, t3), 3, t3));
+    assertThat(row(id)).isEqualTo(row);
+  }
+
+  @Test
+  void metricsCountAPartialConfirmationAsConfirmedAndNotAsReleased() {
+    String id = "MP-" + run;
+    List<ReservationLine> three = List.of(new ReservationLine("s-" + run, 3));
+    reservationMetrics.refresh();
+    Metrics before = Metrics.scrape(http);
+
+    append(id, 0, new StockReserved(id, "u-1", three, t0, t3, 1, 1));
+    append(id, 1, new StockConfirmed(id, "u-1", List.of(new ReservationLine("s-" + run, 1)), t1));
+    append(
+        id,
+        2,
+        new StockReleased(
+            id,
+            "u-1",
+            List.of(new ReservationLine("s-" + run, 2)),
+            StockReleased.NOT_CONFIRMED,
+            t1));
+    awaitApplied(id, 2);
+    reservationMetrics.refresh();
+    Metrics after = Metrics.scrape(http);
+
+    assertThat(
+            after.valueOrZero("stockade_reservations", "status", "CONFIRMED")
+                - before.valueOrZero("stockade_reservations", "status", "CONFIRMED"))
+        .isEqualTo(1);
+    for (String status : List.of("RESERVED", "RELEASED")) {
+      assertThat(
+              after.valueOrZero("stockade_reservations", "status", status)
+                  - before.valueOrZero("stockade_reservations", "status", status))
+          .as(status)
+          .isZero();
+    }
+    assertThat(
+            after.valueOrZero("stockade_reservations_expired_total")
+                - before.valueOrZero("stockade_reservations_expired_total"))
+        .isZero();
   }
 
   @Test
@@ -268,6 +394,19 @@ class ReservationProjectionIntegrationTest {
     return http.get("/api/reservations/" + reservationId).getBody();
   }
 
+  /** Waits until the reservation's row has applied its event of this sequence number. */
+  private void awaitApplied(String reservationId, long sequence) {
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(
+            () ->
+                jdbc.queryForList(
+                        "SELECT last_sequence FROM reservation_view WHERE reservation_id = ?",
+                        Long.class,
+                        reservationId)
+                    .contains(sequence));
+  }
+
   private static void assertLines(JsonNode view, Map<String, Integer> expected) {
     JsonNode lines = view.get("lines");
     assertThat(lines).hasSize(expected.size());
@@ -291,7 +430,7 @@ class ReservationProjectionIntegrationTest {
   private Map<String, Object> row(String reservationId) {
     return jdbc.queryForMap(
         "SELECT reservation_id, user_id, status, lines_json, created_at, expires_at, confirmed_at,"
-            + " released_at, release_reason, last_sequence, updated_at"
+            + " confirmed_lines_json, released_at, release_reason, last_sequence, updated_at"
             + " FROM reservation_view WHERE reservation_id = ?",
         reservationId);
   }

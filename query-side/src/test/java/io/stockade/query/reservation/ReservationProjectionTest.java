@@ -5,6 +5,7 @@ import static org.mockito.Mockito.verify;
 import static org.mockito.Mockito.verifyNoMoreInteractions;
 
 import io.stockade.api.reservation.ReservationAbandoned;
+import io.stockade.api.reservation.ReservationExtended;
 import io.stockade.api.reservation.ReservationLine;
 import io.stockade.api.reservation.StockConfirmed;
 import io.stockade.api.reservation.StockReleased;
@@ -66,10 +67,20 @@ class ReservationProjectionTest {
   }
 
   @Test
-  void aConfirmationConfirmsAtItsSequence() {
-    projection.on(new StockConfirmed("O-1", "u-1", LINES, AT), 1, STORED);
+  void anExtensionMovesTheEndOfTheHoldAtItsSequence() {
+    projection.on(
+        new ReservationExtended("O-1", "u-1", AT.plusSeconds(1800), AT.plusSeconds(60)), 1, STORED);
 
-    verify(rows).confirm("O-1", AT, 1, STORED);
+    verify(rows).extend("O-1", AT.plusSeconds(1800), 1, STORED);
+    verifyNoMoreInteractions(rows);
+  }
+
+  @Test
+  void aConfirmationConfirmsTheUnitsItSoldAtItsSequence() {
+    List<ReservationLine> sold = List.of(new ReservationLine("a", 1));
+    projection.on(new StockConfirmed("O-1", "u-1", sold, AT), 1, STORED);
+
+    verify(rows).confirm("O-1", AT, sold, 1, STORED);
     verifyNoMoreInteractions(rows);
   }
 

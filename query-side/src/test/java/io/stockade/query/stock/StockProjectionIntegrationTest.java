@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.is;
 
 import io.stockade.api.reservation.ReservationEvent;
+import io.stockade.api.reservation.ReservationExtended;
 import io.stockade.api.reservation.ReservationLine;
 import io.stockade.api.reservation.StockConfirmed;
 import io.stockade.api.reservation.StockReleased;
@@ -304,6 +305,89 @@ class StockProjectionIntegrationTest {
     assertThat(bad.getStatusCode().value()).isEqualTo(400);
     assertThat(bad.getBody().get("type").asString()).endsWith("/invalid-request");
     assertThat(get("/api/audit/skus/" + sku + "?size=0").getStatusCode().value()).isEqualTo(400);
+  }
+
+  @Test
+  void anExtensionTouchesNoStockAndAPartialConfirmationGivesTheUnitsItDidNotSellBack() {
+    String a = "pa-" + run;
+    String b = "pb-" + run;
+    String id = "PC-" + run;
+    Instant t0 = Instant.parse("2026-11-30T11:00:00Z");
+    appendAt(a, 0, new SkuRegistered(a, 10, 3), t0);
+    appendAt(b, 0, new SkuRegistered(b, 10, null), t0);
+    List<ReservationLine> reserved = List.of(new ReservationLine(a, 3), new ReservationLine(b, 2));
+    appendAt(
+        id,
+        0,
+        new StockReserved(id, "u-1", reserved, t0, t0.plusSeconds(900), 1, 1),
+        t0.plusSeconds(10));
+    appendAt(
+        id,
+        1,
+        new ReservationExtended(id, "u-1", t0.plusSeconds(1800), t0.plusSeconds(20)),
+        t0.plusSeconds(20));
+    // As the command side stores a partial confirmation: the units sold, then in the same
+    // transaction the rest, released NOT_CONFIRMED at the confirmation's time.
+    Instant confirmedAt = t0.plusSeconds(30);
+    transaction.executeWithoutResult(
+        status -> {
+          appendAt(
+              id,
+              2,
+              new StockConfirmed(id, "u-1", List.of(new ReservationLine(a, 1)), confirmedAt),
+              confirmedAt);
+          appendAt(
+              id,
+              3,
+              new StockReleased(
+                  id,
+                  "u-1",
+                  List.of(new ReservationLine(a, 2), new ReservationLine(b, 2)),
+                  StockReleased.NOT_CONFIRMED,
+                  confirmedAt),
+              confirmedAt);
+        });
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(
+            () -> {
+              JsonNode now = audit(b, null);
+              return now.has("totalEntries") && now.get("totalEntries").asLong() == 3;
+            });
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(() -> audit(a, null).path("totalEntries").asLong() == 4);
+
+    JsonNode stock = get("/api/stock/" + a).getBody();
+    assertThat(stock.get("total").asLong()).isEqualTo(10);
+    assertThat(stock.get("available").asLong()).isEqualTo(9);
+    assertThat(stock.get("reserved").asLong()).isZero();
+    assertThat(stock.get("sold").asLong()).isEqualTo(1);
+    stock = get("/api/stock/" + b).getBody();
+    assertThat(stock.get("available").asLong()).isEqualTo(10);
+    assertThat(stock.get("reserved").asLong()).isZero();
+    assertThat(stock.get("sold").asLong()).isZero();
+
+    // The extension is no entry of the ledger: as of just after it, the reservation holds its
+    // units as before.
+    assertThat(numbers(audit(a, "2026-11-30T11:00:25Z"))).containsExactly(10L, 7L, 3L, 0L);
+    assertThat(audit(a, "2026-11-30T11:00:25Z").get("totalEntries").asLong()).isEqualTo(2);
+    assertThat(numbers(audit(b, "2026-11-30T11:00:25Z"))).containsExactly(10L, 8L, 2L, 0L);
+    assertThat(numbers(audit(a, "2026-11-30T11:00:30Z"))).containsExactly(10L, 9L, 0L, 1L);
+    assertThat(numbers(audit(b, "2026-11-30T11:00:30Z"))).containsExactly(10L, 10L, 0L, 0L);
+
+    JsonNode ledger = audit(a, null).get("ledger");
+    assertThat(ledger.findValuesAsString("type"))
+        .containsExactly("SkuRegistered", "StockReserved", "StockConfirmed", "StockReleased");
+    assertThat(ledger.get(2).get("change").get("reserved").asLong()).isEqualTo(-1);
+    assertThat(ledger.get(2).get("change").get("sold").asLong()).isEqualTo(1);
+    assertThat(ledger.get(3).get("change").get("reserved").asLong()).isEqualTo(-2);
+    assertThat(ledger.get(3).get("change").get("available").asLong()).isEqualTo(2);
+    assertThat(ledger.get(3).get("globalIndex").asLong())
+        .as("the release after the confirmation, at the same instant")
+        .isGreaterThan(ledger.get(2).get("globalIndex").asLong());
+    assertThat(audit(b, null).get("ledger").findValuesAsString("type"))
+        .containsExactly("SkuRegistered", "StockReserved", "StockReleased");
   }
 
   @Test
