@@ -777,6 +777,104 @@ class SystemOnClusterIntegrationTest {
     assertThat(epoch()).as("no rebuild for an instance that died").isEqualTo(epochBefore);
   }
 
+  // ---------------------------------------------------------------------------------------------
+  // 6. Holds extended and confirmed in part, across partitions
+
+  /**
+   * Reservations of two SKUs (one in buckets on every master, so that a reservation's parts lie in
+   * different partitions) are extended, confirmed in part, confirmed whole or released, on the
+   * command instance that lives on: the gate, the query side's stock, its reconciliation and its
+   * reservation view all agree with the record.
+   */
+  @Test
+  @Order(6)
+  void holdsExtendedAndConfirmedInPartAcrossPartitionsAgreeEverywhere() {
+    String spread = "part-a-" + RUN;
+    String single = "part-b-" + RUN;
+    assertThat(register(spread, "{\"initialStock\": 30, \"perUserLimit\": 4, \"buckets\": 3}"))
+        .extracting(response -> response.getStatusCode().value())
+        .isEqualTo(201);
+    assertThat(register(single, "{\"initialStock\": 30}"))
+        .extracting(response -> response.getStatusCode().value())
+        .isEqualTo(201);
+    ServiceProcess query =
+        queries.stream().filter(ServiceProcess::isAlive).findFirst().orElseThrow();
+    List<String> ids = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      String id = "X-" + RUN + "-" + i;
+      ids.add(id);
+      String body =
+          "{\"reservationId\": \""
+              + id
+              + "\", \"userId\": \"xu-"
+              + i
+              + "\", \"lines\": [{\"skuId\": \""
+              + spread
+              + "\", \"quantity\": 2}, {\"skuId\": \""
+              + single
+              + "\", \"quantity\": 2}]}";
+      assertThat(sendUntilAnswered(0, HttpMethod.POST, "/api/reservations", body))
+          .extracting(response -> response.getStatusCode().value())
+          .isEqualTo(201);
+    }
+    Map<String, String> extendedTo = new TreeMap<>();
+    for (String id : ids.subList(0, 5)) {
+      ResponseEntity<JsonNode> extended =
+          sendUntilAnswered(
+              0, HttpMethod.POST, "/api/reservations/" + id + "/extend", "{\"holdSeconds\": 3600}");
+      assertThat(extended.getStatusCode().value()).isEqualTo(200);
+      extendedTo.put(id, extended.getBody().get("expiresAt").asString());
+    }
+    String oneOfSpread = "{\"lines\": [{\"skuId\": \"" + spread + "\", \"quantity\": 1}]}";
+    for (String id : ids.subList(0, 4)) {
+      assertThat(
+              sendUntilAnswered(
+                  0, HttpMethod.POST, "/api/reservations/" + id + "/confirm", oneOfSpread))
+          .extracting(response -> response.getStatusCode().value())
+          .isEqualTo(200);
+    }
+    assertThat(
+            sendUntilAnswered(
+                0, HttpMethod.POST, "/api/reservations/" + ids.get(4) + "/confirm", null))
+        .extracting(response -> response.getStatusCode().value())
+        .isEqualTo(200);
+    assertThat(
+            sendUntilAnswered(
+                0, HttpMethod.POST, "/api/reservations/" + ids.get(5) + "/release", null))
+        .extracting(response -> response.getStatusCode().value())
+        .isEqualTo(200);
+
+    // Sold 4 x 1 + 2 of the one, 2 of the other; 4 reservations of 2 + 2 still held.
+    awaitGate(spread, 30, 16, 8, 6);
+    awaitGate(single, 30, 20, 8, 2);
+    awaitStock(query, spread, 30, 16, 8, 6);
+    awaitStock(query, single, 30, 20, 8, 2);
+    awaitConsistent(query, spread, 30, 16, 8, 6);
+    awaitConsistent(query, single, 30, 20, 8, 2);
+    await()
+        .atMost(SETTLE_TIMEOUT)
+        .pollInterval(Duration.ofMillis(250))
+        .untilAsserted(
+            () -> {
+              JsonNode view = query(query).get("/api/reservations/" + ids.get(0)).getBody();
+              assertThat(view.get("status").asString()).isEqualTo("CONFIRMED");
+              assertThat(view.get("expiresAt").asString()).isEqualTo(extendedTo.get(ids.get(0)));
+              assertThat(view.get("confirmedLines").toString())
+                  .isEqualTo("[{\"skuId\":\"" + spread + "\",\"quantity\":1}]");
+            });
+    // The allowance of the units given back: 1 of 4 sold, so 3 more.
+    String more =
+        "{\"reservationId\": \"X-"
+            + RUN
+            + "-more\", \"userId\": \"xu-0\", \"lines\": [{\"skuId\": \""
+            + spread
+            + "\", \"quantity\": 3}]}";
+    assertThat(sendUntilAnswered(0, HttpMethod.POST, "/api/reservations", more))
+        .extracting(response -> response.getStatusCode().value())
+        .isEqualTo(201);
+    awaitGate(spread, 30, 13, 11, 6);
+  }
+
   /** The simple names of the events of the reservations whose ids match, per id, in order. */
   private static Map<String, List<String>> eventTypes(String idPattern) {
     Map<String, List<String>> types = new TreeMap<>();
@@ -930,9 +1028,15 @@ class SystemOnClusterIntegrationTest {
     return clients.computeIfAbsent(service.port(), ApiClient::new);
   }
 
-  /** The query instance's stock view of the SKU becomes these numbers. */
+  /** The query instance's stock view of the SKU becomes these numbers, nothing sold. */
   private static void awaitStock(
       ServiceProcess query, String sku, long total, long available, long reserved) {
+    awaitStock(query, sku, total, available, reserved, 0);
+  }
+
+  /** The query instance's stock view of the SKU becomes these numbers. */
+  private static void awaitStock(
+      ServiceProcess query, String sku, long total, long available, long reserved, long sold) {
     await()
         .atMost(SETTLE_TIMEOUT)
         .pollInterval(Duration.ofMillis(250))
@@ -944,13 +1048,19 @@ class SystemOnClusterIntegrationTest {
                   .isEqualTo(200);
               assertThat(numbers(stock.getBody()))
                   .as("total, available, reserved, sold of %s on %s", sku, query)
-                  .containsExactly(total, available, reserved, 0L);
+                  .containsExactly(total, available, reserved, sold);
             });
+  }
+
+  /** The query instance's reconciliation of the SKU becomes CONSISTENT, nothing sold. */
+  private static void awaitConsistent(
+      ServiceProcess query, String sku, long total, long available, long reserved) {
+    awaitConsistent(query, sku, total, available, reserved, 0);
   }
 
   /** The query instance's reconciliation of the SKU becomes CONSISTENT, with these numbers. */
   private static void awaitConsistent(
-      ServiceProcess query, String sku, long total, long available, long reserved) {
+      ServiceProcess query, String sku, long total, long available, long reserved, long sold) {
     await()
         .atMost(SETTLE_TIMEOUT)
         .pollInterval(Duration.ofMillis(500))
@@ -967,7 +1077,7 @@ class SystemOnClusterIntegrationTest {
               for (String side : List.of("gate", "events", "readModel")) {
                 assertThat(numbers(line.get(side)))
                     .as("%s numbers of %s on %s", side, sku, query)
-                    .containsExactly(total, available, reserved, 0L);
+                    .containsExactly(total, available, reserved, sold);
               }
             });
   }
@@ -983,8 +1093,13 @@ class SystemOnClusterIntegrationTest {
   // ---------------------------------------------------------------------------------------------
   // Redis and the database
 
-  /** The gate's counters of the SKU, summed over its buckets, become these numbers. */
+  /** The gate's counters of the SKU, summed over its buckets, become these numbers, none sold. */
   private static void awaitGate(String sku, long total, long available, long reserved) {
+    awaitGate(sku, total, available, reserved, 0);
+  }
+
+  /** The gate's counters of the SKU, summed over its buckets, become these numbers. */
+  private static void awaitGate(String sku, long total, long available, long reserved, long sold) {
     await()
         .atMost(SETTLE_TIMEOUT)
         .pollInterval(Duration.ofMillis(250))
@@ -997,7 +1112,7 @@ class SystemOnClusterIntegrationTest {
                   .as("the gate's counters of %s over its buckets", sku)
                   .containsEntry("available", available)
                   .containsEntry("reserved", reserved)
-                  .containsEntry("sold", 0L)
+                  .containsEntry("sold", sold)
                   .containsEntry("outgoing", 0L);
               assertThat(totals.get("available") + totals.get("reserved") + totals.get("sold"))
                   .isEqualTo(total);
