@@ -46,6 +46,7 @@ class EventStreams implements DisposableBean {
   private final long heartbeat;
   private final Semaphore places;
   private final Set<Subscriber> subscribers = ConcurrentHashMap.newKeySet();
+  private boolean failing;
 
   private final ScheduledExecutorService poller =
       Executors.newSingleThreadScheduledExecutor(
@@ -74,7 +75,7 @@ class EventStreams implements DisposableBean {
   }
 
   /**
-   * A stream of the events after {@code after}: those stored now are read (and queued on the
+   * A stream of the events after {@code after}: the first page of them is read (and queued on the
    * emitter) before it is returned, so that a database that cannot be read fails the request; 503
    * {@code too-many-streams} when the instance streams to as many subscribers as it may.
    */
@@ -106,14 +107,14 @@ class EventStreams implements DisposableBean {
     if (subscribers.isEmpty()) {
       return;
     }
-    long head;
+    RuntimeException failure = null;
+    long head = -1;
     try {
       Long max =
           jdbc.queryForObject("select max(global_index) from domain_event_entry", Long.class);
       head = max == null ? 0 : max;
     } catch (RuntimeException e) {
-      log.warn("Event streams could not read the event table; trying again: {}", e.toString());
-      head = -1;
+      failure = e;
     }
     long now = System.nanoTime();
     for (Subscriber subscriber : subscribers) {
@@ -121,13 +122,19 @@ class EventStreams implements DisposableBean {
         if (head > subscriber.position()) {
           subscriber.catchUp(PAGES_PER_ROUND);
         }
-        if (now - subscriber.lastSent() >= heartbeat) {
-          subscriber.heartbeat();
-        }
       } catch (RuntimeException e) {
-        log.warn("Event streams could not read the event table; trying again: {}", e.toString());
+        failure = e;
+      }
+      // While the database is out of reach too: the streams stay open, and wait.
+      if (now - subscriber.lastSent() >= heartbeat) {
+        subscriber.heartbeat();
       }
     }
+    // Once per outage, not at every round.
+    if (failure != null && !failing) {
+      log.warn("Event streams cannot read the event table; trying again: {}", failure.toString());
+    }
+    failing = failure != null;
   }
 
   /** How many streams are open on this instance. */

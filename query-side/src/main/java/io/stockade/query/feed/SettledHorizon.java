@@ -97,6 +97,8 @@ class SettledHorizon implements DisposableBean {
   /** Rounds in progress, oldest (lowest head) first; touched by the ticker's thread only. */
   private final Deque<Round> rounds = new ArrayDeque<>();
 
+  private boolean failing;
+
   SettledHorizon(
       JdbcTemplate jdbc,
       @Value("${stockade.event-feed.gap-timeout:60s}") Duration gapTimeout,
@@ -154,8 +156,13 @@ class SettledHorizon implements DisposableBean {
       if (!rounds.isEmpty()) {
         conclude();
       }
+      failing = false;
     } catch (RuntimeException e) {
-      log.warn("The event feed could not check its holes; trying again: {}", e.toString());
+      // Once per outage, not at every tick.
+      if (!failing) {
+        log.warn("The event feed cannot check its holes; trying again: {}", e.toString());
+      }
+      failing = true;
     }
   }
 
