@@ -45,6 +45,7 @@ class EventFeedController {
 
   @GetMapping
   @Operation(
+      operationId = "events",
       summary = "The stored events after a position, oldest first",
       description =
           "At most limit events after the position after (0: from the first), and next, the"
@@ -65,6 +66,7 @@ class EventFeedController {
 
   @GetMapping(path = "/stream", produces = MediaType.TEXT_EVENT_STREAM_VALUE)
   @Operation(
+      operationId = "eventStream",
       summary = "The stored events after a position, then every new one, as server-sent events",
       description =
           "Each event once, in order, as an SSE event named event whose id is its position and"

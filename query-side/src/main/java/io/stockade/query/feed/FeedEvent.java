@@ -32,5 +32,6 @@ record FeedEvent(
     @JsonRawValue
         @Schema(
             type = "object",
+            types = "object",
             description = "the event as stored (Axon's Jackson serialization), as a JSON object")
         String payload) {}
