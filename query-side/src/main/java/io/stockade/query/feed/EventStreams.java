@@ -29,7 +29,8 @@ import tools.jackson.databind.json.JsonMapper;
  * EventFeed#MOST} at a time. A subscriber at a hole that may still fill waits at it, as {@link
  * EventFeed} does. A stream that has sent nothing for a while is sent a comment, so that proxies
  * keep it open and a client that has gone is found out; at most {@code max-subscribers} streams are
- * open on an instance at once.
+ * open on an instance at once. Sends block: a client that stops reading holds the poller, and every
+ * other stream of the instance, until its write fails (the server's write timeout).
  */
 @Component
 class EventStreams implements DisposableBean {

@@ -55,8 +55,10 @@ class SettledHorizon implements DisposableBean {
 
   /**
    * How long after {@code t0} the list of active transactions is taken: far longer than an insert
-   * spends between taking its index and InnoDB listing its transaction (no I/O and no lock wait lie
-   * between), and than InnoDB's cache of the list (0.1 s).
+   * spends between taking its index and InnoDB listing its transaction (a few steps of the same
+   * call, with no row lock and no I/O between; only InnoDB's thread queue, {@code
+   * innodb_thread_concurrency}, off by default, could hold it there), and than InnoDB's cache of
+   * the list (0.1 s).
    */
   static final Duration STARTING_WINDOW = Duration.ofSeconds(1);
 
