@@ -6,10 +6,15 @@ import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.DisposableBean;
@@ -24,20 +29,23 @@ import tools.jackson.databind.json.JsonMapper;
 /**
  * The feed as server-sent events: each stored event once, in order, as an event named {@code event}
  * whose {@code id} is its position, from the position a subscriber asked for on. One poller per
- * instance serves every subscriber: each interval it reads the highest position stored (one query
- * by primary key), and only a subscriber behind it reads its next events, a page of {@link
+ * instance watches for every subscriber: each interval it reads the highest position stored (one
+ * query by primary key), and only a subscriber behind it reads its next events, a page of {@link
  * EventFeed#MOST} at a time. A subscriber at a hole that may still fill waits at it, as {@link
  * EventFeed} does. A stream that has sent nothing for a while is sent a comment, so that proxies
  * keep it open and a client that has gone is found out; at most {@code max-subscribers} streams are
- * open on an instance at once. Sends block: a client that stops reading holds the poller, and every
- * other stream of the instance, until its write fails (the server's write timeout).
+ * open on an instance at once.
+ *
+ * <p>Sending blocks while a client does not read: each subscriber is served on a thread of its own
+ * (one task at a time, from a pool that keeps no idle thread for long), so that a client that has
+ * stopped reading holds only its own stream until its write fails.
  */
 @Component
 class EventStreams implements DisposableBean {
 
   private static final Logger log = LoggerFactory.getLogger(EventStreams.class);
 
-  /** Pages a subscriber reads in one round of the poller before the next subscriber's turn. */
+  /** Pages a subscriber is sent in one round before the poller looks again. */
   private static final int PAGES_PER_ROUND = 10;
 
   private final EventFeed feed;
@@ -47,15 +55,12 @@ class EventStreams implements DisposableBean {
   private final long heartbeat;
   private final Semaphore places;
   private final Set<Subscriber> subscribers = ConcurrentHashMap.newKeySet();
+  private final AtomicReference<RuntimeException> failure = new AtomicReference<>();
   private boolean failing;
 
   private final ScheduledExecutorService poller =
-      Executors.newSingleThreadScheduledExecutor(
-          runnable -> {
-            Thread thread = new Thread(runnable, "event-streams");
-            thread.setDaemon(true);
-            return thread;
-          });
+      Executors.newSingleThreadScheduledExecutor(daemon("event-streams"));
+  private final ThreadPoolExecutor senders;
 
   EventStreams(
       EventFeed feed,
@@ -71,8 +76,24 @@ class EventStreams implements DisposableBean {
     this.timeout = timeout;
     this.heartbeat = heartbeat.toNanos();
     this.places = new Semaphore(maxSubscribers);
+    this.senders =
+        new ThreadPoolExecutor(
+            0,
+            maxSubscribers,
+            30,
+            TimeUnit.SECONDS,
+            new SynchronousQueue<>(),
+            daemon("event-streams-send"));
     poller.scheduleWithFixedDelay(
         this::poll, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  private static ThreadFactory daemon(String name) {
+    return runnable -> {
+      Thread thread = new Thread(runnable, name);
+      thread.setDaemon(true);
+      return thread;
+    };
   }
 
   /**
@@ -108,34 +129,34 @@ class EventStreams implements DisposableBean {
     if (subscribers.isEmpty()) {
       return;
     }
-    RuntimeException failure = null;
     long head = -1;
     try {
       Long max =
           jdbc.queryForObject("select max(global_index) from domain_event_entry", Long.class);
       head = max == null ? 0 : max;
     } catch (RuntimeException e) {
-      failure = e;
+      failure.set(e);
     }
     long now = System.nanoTime();
     for (Subscriber subscriber : subscribers) {
-      try {
-        if (head > subscriber.position()) {
-          subscriber.catchUp(PAGES_PER_ROUND);
+      // While the database is out of reach too, heartbeats: the streams stay open, and wait.
+      boolean behind = head > subscriber.position;
+      if ((behind || now - subscriber.lastSent >= heartbeat)
+          && subscriber.busy.compareAndSet(false, true)) {
+        try {
+          senders.execute(() -> subscriber.serve(behind));
+        } catch (RejectedExecutionException stillSending) {
+          // Threads of closed streams still blocked in a write: this one's turn comes next round.
+          subscriber.busy.set(false);
         }
-      } catch (RuntimeException e) {
-        failure = e;
-      }
-      // While the database is out of reach too: the streams stay open, and wait.
-      if (now - subscriber.lastSent() >= heartbeat) {
-        subscriber.heartbeat();
       }
     }
+    RuntimeException failed = failure.getAndSet(null);
     // Once per outage, not at every round.
-    if (failure != null && !failing) {
-      log.warn("Event streams cannot read the event table; trying again: {}", failure.toString());
+    if (failed != null && !failing) {
+      log.warn("Event streams cannot read the event table; trying again: {}", failed.toString());
     }
-    failing = failure != null;
+    failing = failed != null;
   }
 
   /** How many streams are open on this instance. */
@@ -143,29 +164,42 @@ class EventStreams implements DisposableBean {
     return subscribers.size();
   }
 
-  /** An open stream, the position of the last event it was sent, and when it was sent anything. */
+  /**
+   * An open stream, the position of the last event it was sent and when it was sent anything.
+   * Served by one task at a time ({@code busy}); the poller reads the two numbers without waiting
+   * for it.
+   */
   private final class Subscriber {
 
     private final SseEmitter emitter;
     private final AtomicBoolean closed = new AtomicBoolean();
-    private long position;
-    private long lastSent = System.nanoTime();
+    private final AtomicBoolean busy = new AtomicBoolean();
+    private volatile long position;
+    private volatile long lastSent = System.nanoTime();
 
     Subscriber(SseEmitter emitter, long after) {
       this.emitter = emitter;
       this.position = after;
     }
 
-    synchronized long position() {
-      return position;
-    }
-
-    synchronized long lastSent() {
-      return lastSent;
+    /** The poller's task: its next events when it is behind, a heartbeat when it has been quiet. */
+    void serve(boolean behind) {
+      try {
+        if (behind) {
+          catchUp(PAGES_PER_ROUND);
+        }
+      } catch (RuntimeException e) {
+        failure.set(e);
+      } finally {
+        if (System.nanoTime() - lastSent >= heartbeat) {
+          send(SseEmitter.event().comment("heartbeat"));
+        }
+        busy.set(false);
+      }
     }
 
     /** Sends the events after its position, at most {@code pages} pages of them. */
-    synchronized void catchUp(int pages) {
+    void catchUp(int pages) {
       for (int page = 0; page < pages && !closed.get(); page++) {
         FeedPage events = feed.read(position, EventFeed.MOST);
         for (FeedEvent event : events.events()) {
@@ -183,10 +217,6 @@ class EventStreams implements DisposableBean {
           return;
         }
       }
-    }
-
-    synchronized void heartbeat() {
-      send(SseEmitter.event().comment("heartbeat"));
     }
 
     private boolean send(SseEmitter.SseEventBuilder event) {
@@ -216,6 +246,7 @@ class EventStreams implements DisposableBean {
   @EventListener(ContextClosedEvent.class)
   void closing() {
     poller.shutdownNow();
+    senders.shutdownNow();
     subscribers.forEach(Subscriber::complete);
   }
 
