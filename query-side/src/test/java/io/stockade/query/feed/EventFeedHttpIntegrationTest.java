@@ -154,10 +154,11 @@ class EventFeedHttpIntegrationTest {
 
   @Test
   void neverPassesAnEventHeldInAnOpenTransactionAndDeliversItOnceItCommits() throws Exception {
+    String heldSku = "sku-" + run;
+    Events.append(eventStore, transaction, heldSku, 0, new SkuRegistered(heldSku, 10, 1));
     long head = head();
     String held = "O-held-" + run;
-    Events.Held open =
-        Events.appendHeld(eventStore, transaction, held, 0, reserved(held, "sku-" + run));
+    Events.Held open = Events.appendHeld(eventStore, transaction, held, 0, reserved(held, heldSku));
     try {
       List<String> later = new ArrayList<>();
       for (int i = 0; i < 3; i++) {
