@@ -33,7 +33,9 @@ class AccessConfiguration {
                 "/api/audit/users/*/decisions",
                 "/api/reconciliation",
                 "/api/reconciliation/skus/*",
-                "/api/replays/*")
+                "/api/replays/*",
+                "/api/events",
+                "/api/events/stream")
             .hasRole(Roles.READER)
             // The dashboard's page, script and style: what it shows comes from the calls above,
             // with the token the operator types into it.

@@ -77,6 +77,8 @@ class AccessHttpIntegrationTest {
         reader("reconciliation", "/api/reconciliation", 200),
         reader("reconciliation of a SKU", "/api/reconciliation/skus/sku-%RUN%", 200),
         reader("replay status", "/api/replays/unknown-%RUN%", 404),
+        reader("event feed", "/api/events?after=0&limit=1", 200),
+        reader("event stream", "/api/events/stream?after=999999999999", 200),
         new Endpoint("actuator: info", HttpMethod.GET, "/actuator/info", "admin", 200),
         new Endpoint("actuator: prometheus", HttpMethod.GET, "/actuator/prometheus", "admin", 200));
   }

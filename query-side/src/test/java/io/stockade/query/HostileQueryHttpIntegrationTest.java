@@ -127,7 +127,16 @@ class HostileQueryHttpIntegrationTest {
         Arguments.of("/api/audit/users/" + LONG + "/decisions", 400, "invalid-request"),
         Arguments.of("/api/audit/users/u-%RUN%/decisions?page=1.5", 400, "invalid-request"),
         Arguments.of("/api/reconciliation/skus/%RUN%:*", 400, "invalid-request"),
-        Arguments.of("/api/replays/%7B%RUN%%7D", 400, "invalid-request"));
+        Arguments.of("/api/replays/%7B%RUN%%7D", 400, "invalid-request"),
+        Arguments.of("/api/events?after=-1", 400, "invalid-request"),
+        Arguments.of("/api/events?after=1.5", 400, "invalid-request"),
+        Arguments.of("/api/events?after=99999999999999999999", 400, "invalid-request"),
+        Arguments.of("/api/events?after=%27%RUN%", 400, "invalid-request"),
+        Arguments.of("/api/events?limit=0", 400, "invalid-request"),
+        Arguments.of("/api/events?limit=1001", 400, "invalid-request"),
+        Arguments.of("/api/events?limit=1e400", 400, "invalid-request"),
+        Arguments.of("/api/events/stream?after=-1", 400, "invalid-request"),
+        Arguments.of("/api/events/stream?after=%RUN%", 400, "invalid-request"));
   }
 
   @ParameterizedTest(name = "{0}")

@@ -38,7 +38,9 @@ class OpenApiHttpIntegrationTest {
               "/api/reconciliation/skus/{skuId}",
               Map.of("get", new String[] {"200", "404", "503"})),
           Map.entry("/api/replays", Map.of("post", new String[] {"202", "409"})),
-          Map.entry("/api/replays/{replayId}", Map.of("get", new String[] {"200", "404"})));
+          Map.entry("/api/replays/{replayId}", Map.of("get", new String[] {"200", "404"})),
+          Map.entry("/api/events", Map.of("get", new String[] {"200", "400", "503"})),
+          Map.entry("/api/events/stream", Map.of("get", new String[] {"200", "400", "503"})));
 
   @LocalServerPort private int port;
 

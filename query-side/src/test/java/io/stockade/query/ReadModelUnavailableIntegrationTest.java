@@ -33,7 +33,8 @@ class ReadModelUnavailableIntegrationTest {
           "/api/reservations/absent-reservation",
           "/api/audit/reservations/absent-reservation",
           "/api/audit/skus/absent-sku",
-          "/api/reconciliation");
+          "/api/reconciliation",
+          "/api/events");
 
   private static DB database;
   private static EmbeddedRedis redis;
