@@ -40,22 +40,7 @@ class EndingRaceIntegrationTest {
     ApiClient http = new ApiClient(port);
     String run = UUID.randomUUID().toString().substring(0, 8);
     String sku = "race-" + run;
-    http.send(HttpMethod.PUT, "/api/skus/" + sku, "{\"initialStock\": 100}");
-    List<String> ids = new ArrayList<>();
-    for (int i = 0; i < RESERVATIONS; i++) {
-      String id = "O-" + run + "-" + i;
-      ids.add(id);
-      http.send(
-          HttpMethod.POST,
-          "/api/reservations",
-          "{\"reservationId\":\""
-              + id
-              + "\",\"userId\":\"u-"
-              + i
-              + "\",\"holdSeconds\":1,\"lines\":[{\"skuId\":\""
-              + sku
-              + "\",\"quantity\":2}]}");
-    }
+    List<String> ids = reservations(http, run, sku);
 
     ExecutorService pool = Executors.newFixedThreadPool(8);
     try {
@@ -115,22 +100,7 @@ class EndingRaceIntegrationTest {
     ApiClient http = new ApiClient(port);
     String run = UUID.randomUUID().toString().substring(0, 8);
     String sku = "race-" + run;
-    http.send(HttpMethod.PUT, "/api/skus/" + sku, "{\"initialStock\": 100}");
-    List<String> ids = new ArrayList<>();
-    for (int i = 0; i < RESERVATIONS; i++) {
-      String id = "O-" + run + "-" + i;
-      ids.add(id);
-      http.send(
-          HttpMethod.POST,
-          "/api/reservations",
-          "{\"reservationId\":\""
-              + id
-              + "\",\"userId\":\"u-"
-              + i
-              + "\",\"holdSeconds\":1,\"lines\":[{\"skuId\":\""
-              + sku
-              + "\",\"quantity\":2}]}");
-    }
+    List<String> ids = reservations(http, run, sku);
     String partly = "{\"lines\":[{\"skuId\":\"" + sku + "\",\"quantity\":1}]}";
 
     ExecutorService pool = Executors.newFixedThreadPool(8);
@@ -225,6 +195,27 @@ class EndingRaceIntegrationTest {
                   .hasSize(buyers)
                   .allSatisfy((user, held) -> assertThat(held).isEqualTo("1"));
             });
+  }
+
+  /** A SKU of 100 units and reservations of 2 of them, each of its own user, held for 1 s. */
+  private static List<String> reservations(ApiClient http, String run, String sku) {
+    http.send(HttpMethod.PUT, "/api/skus/" + sku, "{\"initialStock\": 100}");
+    List<String> ids = new ArrayList<>();
+    for (int i = 0; i < RESERVATIONS; i++) {
+      String id = "O-" + run + "-" + i;
+      ids.add(id);
+      http.send(
+          HttpMethod.POST,
+          "/api/reservations",
+          "{\"reservationId\":\""
+              + id
+              + "\",\"userId\":\"u-"
+              + i
+              + "\",\"holdSeconds\":1,\"lines\":[{\"skuId\":\""
+              + sku
+              + "\",\"quantity\":2}]}");
+    }
+    return ids;
   }
 
   private int count(String reservationId, String type) {

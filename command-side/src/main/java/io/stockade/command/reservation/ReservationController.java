@@ -24,6 +24,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 import org.axonframework.modelling.command.AggregateNotFoundException;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
@@ -98,19 +99,8 @@ class ReservationController {
     List<ReservationLine> selling =
         request == null || request.lines() == null ? null : confirmedLines(request.lines());
     rateLimits.ending(caller);
-    List<ReservationLine> sold;
-    try {
-      sold = endingReservation.confirm(reservationId, selling);
-    } catch (ReservationNotActiveException e) {
-      throw notActive(reservationId, e);
-    } catch (InvalidConfirmationException e) {
-      throw ProblemResponses.invalidRequest(
-          e.wrong().stream()
-              .map(wrong -> new FieldProblem(wrong.field(), wrong.message()))
-              .toList());
-    } catch (AggregateNotFoundException e) {
-      throw unknownReservation(reservationId);
-    }
+    List<ReservationLine> sold =
+        step(reservationId, () -> endingReservation.confirm(reservationId, selling));
     return new ConfirmResponse(reservationId, "CONFIRMED", sold);
   }
 
@@ -170,15 +160,12 @@ class ReservationController {
                   "holdSeconds", "at most " + rules.maxHold().toSeconds() + " seconds")));
     }
     rateLimits.ending(caller);
-    Instant expiresAt;
-    try {
-      expiresAt =
-          extendingReservation.extend(reservationId, Duration.ofSeconds(request.holdSeconds()));
-    } catch (ReservationNotActiveException e) {
-      throw notActive(reservationId, e);
-    } catch (AggregateNotFoundException e) {
-      throw unknownReservation(reservationId);
-    }
+    Instant expiresAt =
+        step(
+            reservationId,
+            () ->
+                extendingReservation.extend(
+                    reservationId, Duration.ofSeconds(request.holdSeconds())));
     return new ExtendResponse(reservationId, "RESERVED", expiresAt);
   }
 
@@ -194,14 +181,29 @@ class ReservationController {
     LoggingContext.reservation(reservationId);
     rateLimits.ending(caller);
     String reason = request == null || request.reason() == null ? "CANCELLED" : request.reason();
+    step(
+        reservationId,
+        () -> {
+          endingReservation.release(reservationId, reason);
+          return null;
+        });
+    return new StatusResponse(reservationId, "RELEASED");
+  }
+
+  /** A step of a recorded reservation, its refusals answered as the contract's problems. */
+  private static <T> T step(String reservationId, Supplier<T> step) {
     try {
-      endingReservation.release(reservationId, reason);
+      return step.get();
     } catch (ReservationNotActiveException e) {
       throw notActive(reservationId, e);
+    } catch (InvalidConfirmationException e) {
+      throw ProblemResponses.invalidRequest(
+          e.wrong().stream()
+              .map(wrong -> new FieldProblem(wrong.field(), wrong.message()))
+              .toList());
     } catch (AggregateNotFoundException e) {
       throw unknownReservation(reservationId);
     }
-    return new StatusResponse(reservationId, "RELEASED");
   }
 
   private static ProblemException notActive(String reservationId, ReservationNotActiveException e) {

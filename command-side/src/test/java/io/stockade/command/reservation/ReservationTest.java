@@ -182,6 +182,15 @@ class ReservationTest {
   }
 
   private static final List<ReservationLine> ONE_OF_1001 = List.of(new ReservationLine("1001", 1));
+  private static final List<ReservationLine> LEFT =
+      List.of(new ReservationLine("1001", 1), new ReservationLine("1002", 1));
+
+  /** The two events of a partial confirmation of one unit of 1001. */
+  private static final StockConfirmed PARTLY_CONFIRMED =
+      new StockConfirmed("O-1", "u-42", ONE_OF_1001, LATER);
+
+  private static final StockReleased PARTLY_RELEASED =
+      new StockReleased("O-1", "u-42", LEFT, StockReleased.NOT_CONFIRMED, LATER);
 
   @Test
   void aPartialConfirmationSellsWhatItNamesAndReleasesTheRestInTheSameStep() {
@@ -190,12 +199,7 @@ class ReservationTest {
         .when(new ConfirmReservationCommand("O-1", ONE_OF_1001, LATER))
         .expectEvents(
             new StockConfirmed("O-1", "u-42", ONE_OF_1001, LATER),
-            new StockReleased(
-                "O-1",
-                "u-42",
-                List.of(new ReservationLine("1001", 1), new ReservationLine("1002", 1)),
-                StockReleased.NOT_CONFIRMED,
-                LATER))
+            new StockReleased("O-1", "u-42", LEFT, StockReleased.NOT_CONFIRMED, LATER))
         .expectResultMessagePayload(new GateHold(new AdmissionId(17, 3), LINES, ONE_OF_1001));
   }
 
@@ -217,28 +221,12 @@ class ReservationTest {
   @Test
   void aPartialConfirmationRepeatedWithTheSameLinesOrNoneChangesNothing() {
     fixture
-        .given(
-            RESERVED,
-            new StockConfirmed("O-1", "u-42", ONE_OF_1001, LATER),
-            new StockReleased(
-                "O-1",
-                "u-42",
-                List.of(new ReservationLine("1001", 1), new ReservationLine("1002", 1)),
-                StockReleased.NOT_CONFIRMED,
-                LATER))
+        .given(RESERVED, PARTLY_CONFIRMED, PARTLY_RELEASED)
         .when(new ConfirmReservationCommand("O-1", ONE_OF_1001, LATER.plusSeconds(1)))
         .expectNoEvents()
         .expectResultMessagePayload(new GateHold(new AdmissionId(17, 3), LINES, ONE_OF_1001));
     fixture
-        .given(
-            RESERVED,
-            new StockConfirmed("O-1", "u-42", ONE_OF_1001, LATER),
-            new StockReleased(
-                "O-1",
-                "u-42",
-                List.of(new ReservationLine("1001", 1), new ReservationLine("1002", 1)),
-                StockReleased.NOT_CONFIRMED,
-                LATER))
+        .given(RESERVED, PARTLY_CONFIRMED, PARTLY_RELEASED)
         .when(new ConfirmReservationCommand("O-1", LATER.plusSeconds(1)))
         .expectNoEvents()
         .expectSuccessfulHandlerExecution();
@@ -257,15 +245,7 @@ class ReservationTest {
   @Test
   void aPartiallyConfirmedReservationCannotBeReleasedOrExtended() {
     fixture
-        .given(
-            RESERVED,
-            new StockConfirmed("O-1", "u-42", ONE_OF_1001, LATER),
-            new StockReleased(
-                "O-1",
-                "u-42",
-                List.of(new ReservationLine("1001", 1), new ReservationLine("1002", 1)),
-                StockReleased.NOT_CONFIRMED,
-                LATER))
+        .given(RESERVED, PARTLY_CONFIRMED, PARTLY_RELEASED)
         .when(new ReleaseReservationCommand("O-1", "CANCELLED", LATER))
         .expectNoEvents()
         .expectExceptionMessage("Reservation O-1 is CONFIRMED");
