@@ -119,7 +119,7 @@ class LocalInfraEnvironmentPostProcessor implements EnvironmentPostProcessor, Or
           "No token key configured and everything local: accepting bearer tokens signed by the"
               + " local development key, listening on "
               + environment.getProperty("server.address", LOOPBACK)
-              + " only (never use it in a deployment; see the README)");
+              + " only (never use it in a deployment; see docs/api.md, Security)");
     }
     environment
         .getPropertySources()

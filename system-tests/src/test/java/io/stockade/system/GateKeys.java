@@ -17,7 +17,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The admission gate's keys as the README names them ("The gate's Redis keys"), read from each
+ * The admission gate's keys as docs/design.md names them ("The gate's Redis keys"), read from each
  * master of the cluster in turn (a SCAN walks one node only), on a connection of its own per call,
  * so that a master restarted in between is simply read again.
  */

@@ -75,8 +75,8 @@ public class OpenApiConfiguration {
                         .scheme("bearer")
                         .bearerFormat("JWT")
                         .description(
-                            "A JWT whose roles claim holds client, admin or reader (see the"
-                                + " README's Security section)")))
+                            "A JWT whose roles claim holds client, admin or reader (see"
+                                + " docs/api.md, Security)")))
         .addSecurityItem(new SecurityRequirement().addList("bearer"));
   }
 

@@ -14,7 +14,7 @@ class DevelopmentKeyExposedFailureAnalyzer
         "For a deployment set SPRING_SECURITY_OAUTH2_RESOURCESERVER_JWT_PUBLIC_KEY_LOCATION to your"
             + " issuer's public key (for example file:/etc/stockade/jwt.pub), or _JWK_SET_URI or"
             + " _ISSUER_URI. To try Stockade on this machine, bind it to loopback"
-            + " (SERVER_ADDRESS=127.0.0.1); see the README's Security section.",
+            + " (SERVER_ADDRESS=127.0.0.1); see docs/api.md, Security.",
         cause);
   }
 }

@@ -15,8 +15,8 @@ class MissingTokenKeyFailureAnalyzer extends AbstractFailureAnalyzer<MissingToke
             + " database and no Redis configured), on 127.0.0.1.",
         "Set SPRING_SECURITY_OAUTH2_RESOURCESERVER_JWT_PUBLIC_KEY_LOCATION (for example"
             + " file:/etc/stockade/jwt.pub), SPRING_SECURITY_OAUTH2_RESOURCESERVER_JWT_JWK_SET_URI"
-            + " or SPRING_SECURITY_OAUTH2_RESOURCESERVER_JWT_ISSUER_URI; see the README's"
-            + " Security section.",
+            + " or SPRING_SECURITY_OAUTH2_RESOURCESERVER_JWT_ISSUER_URI; see docs/api.md,"
+            + " Security.",
         cause);
   }
 }

@@ -2,8 +2,8 @@ package io.stockade.query.reconciliation;
 
 /**
  * The names of the admission gate's Redis keys that the reconciliation reads. They belong to the
- * command side (see "The gate's Redis keys" in the README); the query side keeps its own copy so
- * that it depends on the command side's data, never on its code.
+ * command side (see "The gate's Redis keys" in docs/design.md); the query side keeps its own copy
+ * so that it depends on the command side's data, never on its code.
  *
  * <p>The gate's keys are grouped into partitions, each with a hash tag {@code T} (no {@code ':'}
  * and no braces), so that every key one script touches lies in one Redis Cluster slot:
