@@ -11,12 +11,10 @@ import io.stockade.api.sku.SkuRegistered;
 import io.stockade.api.sku.StockReplenished;
 import io.stockade.command.admission.GateLayout.Partition;
 import io.stockade.platform.eventstore.EventTableFold;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -31,12 +29,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.dao.DataAccessException;
-import org.springframework.dao.DataAccessResourceFailureException;
-import org.springframework.data.redis.connection.RedisClusterConnection;
-import org.springframework.data.redis.connection.RedisClusterNode;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.data.redis.core.Cursor;
-import org.springframework.data.redis.core.ScanOptions;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.stereotype.Component;
@@ -67,7 +59,7 @@ class GateRebuild {
   /** How often the fold hears the lease, in events. */
   private static final int EVENTS_BETWEEN_RENEWALS = 1000;
 
-  private static final RedisScript<List<Object>> RESTORE = RedisAdmissionGate.script("restore");
+  private static final RedisScript<List<Object>> RESTORE = GateScripts.load("restore");
 
   /** The payloads the gate is built from, by class name. */
   private static final Map<String, Class<?>> GATE_EVENTS =
@@ -169,7 +161,7 @@ class GateRebuild {
     // are no later rebuild's to write.
     int stale = 0;
     Set<String> streams = new HashSet<>();
-    for (String key : keys(redis, GateLayout.PATTERN)) {
+    for (String key : GateServers.keys(redis, GateLayout.PATTERN)) {
       Partition partition = layout.partitionOfSlot(SlotHash.getSlot(key));
       if (partition != null && partition.decisions().equals(key)) {
         streams.add(key);
@@ -214,7 +206,7 @@ class GateRebuild {
     long folded = System.nanoTime();
     progress = new Progress(epoch, "WRITING", head, head);
     Map<String, GateImage.Intent> intents = image.intentsToKeep(now, retention);
-    ToIntFunction<Partition> servers = servers(redis);
+    ToIntFunction<Partition> servers = GateServers.servers(redis);
     Map<String, long[]> reservedByBucket = new HashMap<>();
     intents.forEach(
         (reservationId, intent) -> {
@@ -318,73 +310,6 @@ class GateRebuild {
     return highest + (long) drain.batch() * GateLayout.STRIDE;
   }
 
-  /**
-   * Which server holds each partition: on a cluster the index of its master (masters in the order
-   * of their first slot), on one Redis 0.
-   */
-  static ToIntFunction<Partition> servers(StringRedisTemplate redis) {
-    if (!(redis.getConnectionFactory() instanceof LettuceConnectionFactory factory)
-        || !factory.isClusterAware()) {
-      return partition -> 0;
-    }
-    List<RedisClusterNode> masters = masters(factory);
-    return partition -> {
-      for (int index = 0; index < masters.size(); index++) {
-        if (masters.get(index).servesSlot(partition.slot())) {
-          return index;
-        }
-      }
-      return -1;
-    };
-  }
-
-  /** Every key matching {@code pattern}: on each master of a cluster, or on the one server. */
-  static List<String> keys(StringRedisTemplate redis, String pattern) {
-    ScanOptions options = ScanOptions.scanOptions().match(pattern).count(1000).build();
-    List<String> keys = new ArrayList<>();
-    if (redis.getConnectionFactory() instanceof LettuceConnectionFactory factory
-        && factory.isClusterAware()) {
-      try (RedisClusterConnection cluster = factory.getClusterConnection()) {
-        for (RedisClusterNode node : masters(factory)) {
-          try (Cursor<byte[]> cursor = cluster.scan(node, options)) {
-            cursor.forEachRemaining(key -> keys.add(new String(key, StandardCharsets.UTF_8)));
-          }
-        }
-      }
-    } else {
-      try (Cursor<String> cursor = redis.scan(options)) {
-        cursor.forEachRemaining(keys::add);
-      }
-    }
-    return keys;
-  }
-
-  /**
-   * The cluster's masters that serve slots, in the order of their first slot. Throws, as Redis
-   * failing would, while they do not serve every slot (a master lost, a resharding under way): a
-   * rebuild would miss keys and a registration place buckets blindly, so both wait for the next
-   * attempt.
-   */
-  private static List<RedisClusterNode> masters(LettuceConnectionFactory factory) {
-    List<RedisClusterNode> masters = new ArrayList<>();
-    int served = 0;
-    try (RedisClusterConnection cluster = factory.getClusterConnection()) {
-      for (RedisClusterNode node : cluster.clusterGetNodes()) {
-        int slots = node.getSlotRange().getSlotsArray().length;
-        if (node.isMaster() && slots > 0) {
-          masters.add(node);
-          served += slots;
-        }
-      }
-    }
-    if (served != GateLayout.SLOTS) {
-      throw new DataAccessResourceFailureException(
-          "The cluster's masters serve " + served + " of " + GateLayout.SLOTS + " slots");
-    }
-    masters.sort(Comparator.comparingInt(node -> node.getSlotRange().getSlotsArray()[0]));
-    return masters;
-  }
-
   /** Where the buckets of a SKU of the record lie, spread over the servers. */
   private List<Partition> placement(
       GateImage image, String skuId, ToIntFunction<Partition> servers) {
@@ -419,7 +344,7 @@ class GateRebuild {
           "HSET",
           partition.counters(skuId),
           "available",
-          String.valueOf(RedisAdmissionGate.share(sku.available, bucket, count)),
+          String.valueOf(GateLayout.share(sku.available, bucket, count)),
           "reserved",
           String.valueOf(reserved),
           "sold",
