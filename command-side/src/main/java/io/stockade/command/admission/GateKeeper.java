@@ -349,7 +349,7 @@ class GateKeeper implements GateSessions, DisposableBean {
       }
       try {
         rebuild.rebuild(template, epoch, runId, lease(epoch));
-      } catch (GateRebuild.TakenOverException e) {
+      } catch (RebuildLease.TakenOverException e) {
         throw new NotYetException(e.getMessage());
       } catch (RuntimeException e) {
         throw new RebuildFailedException(epoch, e);
@@ -369,9 +369,9 @@ class GateKeeper implements GateSessions, DisposableBean {
    * The lease of this instance's rebuild of {@code epoch}, renewed in the database at most every
    * quarter of {@code rebuild-lease}.
    */
-  private GateRebuild.Lease lease(long epoch) {
+  private RebuildLease lease(long epoch) {
     long every = Math.max(properties.rebuildLease().toNanos() / 4, 1);
-    return new GateRebuild.Lease() {
+    return new RebuildLease() {
       private long renewedAt = System.nanoTime();
 
       @Override
@@ -380,7 +380,7 @@ class GateKeeper implements GateSessions, DisposableBean {
           return;
         }
         if (!epochs.renew(epoch, me)) {
-          throw new GateRebuild.TakenOverException(epoch);
+          throw new RebuildLease.TakenOverException(epoch);
         }
         renewedAt = System.nanoTime();
       }

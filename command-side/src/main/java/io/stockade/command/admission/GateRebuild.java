@@ -30,7 +30,6 @@ import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.core.StringRedisTemplate;
-import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.stereotype.Component;
 
 /**
@@ -44,22 +43,8 @@ class GateRebuild {
 
   private static final Logger log = LoggerFactory.getLogger(GateRebuild.class);
 
-  /** Keys in one restore.lua call. */
-  static final int MAX_KEYS = 500;
-
-  /**
-   * Arguments in one restore.lua call: each call stays far below what Redis takes in one request
-   * and what a script can work through quickly, whatever the record holds.
-   */
-  static final int MAX_ARGS = 4000;
-
-  /** Arguments of one operation: a SKU's thousands of holders are written over several HSETs. */
-  static final int MAX_OPERATION_ARGS = 1000;
-
   /** How often the fold hears the lease, in events. */
   private static final int EVENTS_BETWEEN_RENEWALS = 1000;
-
-  private static final RedisScript<List<Object>> RESTORE = GateScripts.load("restore");
 
   /** The payloads the gate is built from, by class name. */
   private static final Map<String, Class<?>> GATE_EVENTS =
@@ -92,29 +77,6 @@ class GateRebuild {
     this.decisions = decisions;
   }
 
-  /** Thrown when another instance's rebuild took over: this one stops, having written nothing. */
-  static final class TakenOverException extends RuntimeException {
-
-    TakenOverException(long epoch) {
-      super("The rebuild of gate epoch " + epoch + " was taken over by a later one");
-    }
-  }
-
-  /**
-   * The claim on the rebuild in the database, which the rebuild renews while it works (every script
-   * call and every thousand events of the fold): a rebuild that takes longer than the lease is not
-   * taken over while it makes progress.
-   */
-  interface Lease {
-
-    /**
-     * Tells the database the rebuild is alive (at most as often as it needs to hear it).
-     *
-     * @throws TakenOverException when another instance took the rebuild over
-     */
-    void renew();
-  }
-
   /**
    * A rebuild under way on this instance: its phase (CLEARING the old keys, READING the event
    * store, WRITING the gate), and how far it has read: up to global index {@code position} of the
@@ -138,7 +100,7 @@ class GateRebuild {
    * Rebuilds the gate in {@code redis} as epoch {@code epoch} of the Redis server(s) {@code runId},
    * renewing {@code lease} as it goes.
    */
-  void rebuild(StringRedisTemplate redis, long epoch, String runId, Lease lease) {
+  void rebuild(StringRedisTemplate redis, long epoch, String runId, RebuildLease lease) {
     try {
       rebuildAndTell(redis, epoch, runId, lease);
     } finally {
@@ -146,12 +108,13 @@ class GateRebuild {
     }
   }
 
-  private void rebuildAndTell(StringRedisTemplate redis, long epoch, String runId, Lease lease) {
+  private void rebuildAndTell(
+      StringRedisTemplate redis, long epoch, String runId, RebuildLease lease) {
     long started = System.nanoTime();
     progress = new Progress(epoch, "CLEARING", 0, 0);
-    List<Writer> writers = new ArrayList<>();
+    List<RestoreWriter> writers = new ArrayList<>();
     for (Partition partition : layout.partitions()) {
-      Writer writer = new Writer(redis, partition, epoch, lease);
+      RestoreWriter writer = new RestoreWriter(redis, partition, epoch, lease);
       writer.call("BEGIN", List.of(), List.of());
       writers.add(writer);
     }
@@ -179,7 +142,7 @@ class GateRebuild {
       }
       stale++;
     }
-    writers.forEach(Writer::flush);
+    writers.forEach(RestoreWriter::flush);
 
     Instant now = clock.instant();
     GateImage image = new GateImage(now, retention);
@@ -234,10 +197,10 @@ class GateRebuild {
     // and in the decision streams; and above the batch of decisions a drain may still be moving
     // from a stream Redis lost.
     String counter = String.valueOf(highestSequence(redis, image) / GateLayout.STRIDE + 1);
-    for (Writer writer : writers) {
-      writer.add("SET", writer.partition.sequence(), counter);
+    for (RestoreWriter writer : writers) {
+      writer.add("SET", writer.partition().sequence(), counter);
     }
-    for (Writer writer : writers) {
+    for (RestoreWriter writer : writers) {
       writer.open(runId, layout);
     }
     restoreAdmitted(epoch, image, servers, streams);
@@ -323,7 +286,7 @@ class GateRebuild {
    * ones and the replenishments in the first bucket.
    */
   private static void write(
-      List<Writer> writers,
+      List<RestoreWriter> writers,
       String skuId,
       GateImage.Sku sku,
       List<Partition> placement,
@@ -337,7 +300,7 @@ class GateRebuild {
         (user, units) -> holders.get(GateLayout.bucketOf(user, count)).put(user, units));
     for (int bucket = 0; bucket < count; bucket++) {
       Partition partition = placement.get(bucket);
-      Writer writer = writers.get(partition.index());
+      RestoreWriter writer = writers.get(partition.index());
       long reserved =
           count == 1 ? sku.reserved : reservedByBucket == null ? 0 : reservedByBucket[bucket];
       writer.add(
@@ -365,7 +328,7 @@ class GateRebuild {
    * split into buckets, in its user's bucket).
    */
   private void write(
-      List<Writer> writers,
+      List<RestoreWriter> writers,
       GateImage image,
       ToIntFunction<Partition> servers,
       String reservationId,
@@ -379,8 +342,8 @@ class GateRebuild {
     }
     parts.forEach(
         (index, lines) -> {
-          Writer writer = writers.get(index);
-          String key = writer.partition.intent(reservationId);
+          RestoreWriter writer = writers.get(index);
+          String key = writer.partition().intent(reservationId);
           List<String> fields =
               new ArrayList<>(
                   List.of(
@@ -415,96 +378,5 @@ class GateRebuild {
             writer.add("PEXPIRE", key, String.valueOf(Math.max(left, 1)));
           }
         });
-  }
-
-  /**
-   * Batches operations on one partition's keys into restore.lua calls of at most {@link #MAX_KEYS}
-   * keys and {@link #MAX_ARGS} arguments; an operation of more than {@link #MAX_OPERATION_ARGS}
-   * arguments is split first.
-   */
-  private static final class Writer {
-
-    private final StringRedisTemplate redis;
-    private final Partition partition;
-    private final long epoch;
-    private final Lease lease;
-    private final List<String> keys = new ArrayList<>();
-    private final List<String> operations = new ArrayList<>();
-
-    Writer(StringRedisTemplate redis, Partition partition, long epoch, Lease lease) {
-      this.redis = redis;
-      this.partition = partition;
-      this.epoch = epoch;
-      this.lease = lease;
-    }
-
-    /** One operation of a few arguments (SET, PEXPIRE, UNLINK, an intent's HSET). */
-    void add(String name, String key, String... args) {
-      if (args.length > MAX_OPERATION_ARGS) {
-        throw new IllegalArgumentException(name + " of " + args.length + " arguments");
-      }
-      operation(name, key, List.of(args));
-    }
-
-    /** HSET (or ZADD) of any number of pairs, in operations of bounded size. */
-    void addPairs(String name, String key, Map<String, Long> pairs) {
-      List<String> args = new ArrayList<>(Math.min(2 * pairs.size(), MAX_OPERATION_ARGS));
-      for (Map.Entry<String, Long> pair : pairs.entrySet()) {
-        args.add(pair.getKey());
-        args.add(String.valueOf(pair.getValue()));
-        if (args.size() >= MAX_OPERATION_ARGS) {
-          operation(name, key, args);
-          args.clear();
-        }
-      }
-      if (!args.isEmpty()) {
-        operation(name, key, args);
-      }
-    }
-
-    private void operation(String name, String key, List<String> args) {
-      if (keys.size() + 1 > MAX_KEYS || operations.size() + 3 + args.size() > MAX_ARGS) {
-        flush();
-      }
-      keys.add(key);
-      operations.add(name);
-      operations.add(String.valueOf(keys.size() + 1));
-      operations.add(String.valueOf(args.size()));
-      operations.addAll(args);
-    }
-
-    void flush() {
-      if (!keys.isEmpty()) {
-        call("WRITE", keys, operations);
-      }
-    }
-
-    void open(String runId, GateLayout layout) {
-      List<String> args = new ArrayList<>();
-      args.add(runId);
-      args.add(String.valueOf(layout.partitions().size()));
-      args.add(layout.placement());
-      args.addAll(operations);
-      call("OPEN", keys, args);
-    }
-
-    void call(String mode, List<String> batchKeys, List<String> args) {
-      lease.renew();
-      List<String> allKeys = new ArrayList<>(batchKeys.size() + 1);
-      allKeys.add(partition.marker());
-      allKeys.addAll(batchKeys);
-      Object[] allArgs = new Object[args.size() + 2];
-      allArgs[0] = String.valueOf(epoch);
-      allArgs[1] = mode;
-      for (int i = 0; i < args.size(); i++) {
-        allArgs[i + 2] = args.get(i);
-      }
-      List<Object> reply = redis.execute(RESTORE, allKeys, allArgs);
-      keys.clear();
-      operations.clear();
-      if (((Number) reply.get(0)).longValue() != 1) {
-        throw new TakenOverException(epoch);
-      }
-    }
   }
 }
