@@ -2,15 +2,22 @@ package io.stockade.command.admission;
 
 import io.stockade.command.admission.GateLayout.Partition;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
+import java.util.HexFormat;
 import java.util.List;
+import java.util.Properties;
+import java.util.function.Supplier;
 import java.util.function.ToIntFunction;
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.RedisClusterNode;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.Cursor;
+import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.ScanOptions;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
@@ -18,9 +25,13 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * The Redis servers the gate lives on, as a template reaches them: one server, or the masters of a
  * cluster. Both the placing of a new SKU's buckets (one per server, where there are enough) and a
  * rebuild (which places them again and clears every key) need to know which server holds a
- * partition, and must agree on it.
+ * partition, and must agree on it; the keeper needs to know whether they are the very processes the
+ * gate was built on (their run_ids) and whether they may evict keys.
  */
 final class GateServers {
+
+  /** The only {@code maxmemory-policy} that never evicts a key. */
+  static final String NO_EVICTION = "noeviction";
 
   private GateServers() {}
 
@@ -89,5 +100,106 @@ final class GateServers {
     }
     masters.sort(Comparator.comparingInt(node -> node.getSlotRange().getSlotsArray()[0]));
     return masters;
+  }
+
+  /**
+   * The servers whose {@code maxmemory-policy} may evict keys, as "host:port has policy" (null when
+   * none): the one server, or every master of a cluster.
+   */
+  static String evictingServers(LettuceConnectionFactory factory, StringRedisTemplate template) {
+    List<String> evicting = new ArrayList<>();
+    if (!factory.isClusterAware()) {
+      String policy =
+          template.execute(
+              (RedisCallback<String>)
+                  c ->
+                      evictionPolicy(
+                          () -> c.serverCommands().getConfig("maxmemory-policy"),
+                          () -> c.serverCommands().info("memory")));
+      if (!NO_EVICTION.equals(policy)) {
+        evicting.add("Redis has maxmemory-policy " + policy);
+      }
+    } else {
+      try (RedisClusterConnection cluster = factory.getClusterConnection()) {
+        for (RedisClusterNode node : cluster.clusterGetNodes()) {
+          if (node.isMaster()) {
+            String policy =
+                evictionPolicy(
+                    () -> cluster.serverCommands().getConfig(node, "maxmemory-policy"),
+                    () -> cluster.serverCommands().info(node, "memory"));
+            if (!NO_EVICTION.equals(policy)) {
+              evicting.add(
+                  "Redis "
+                      + node.getHost()
+                      + ":"
+                      + node.getPort()
+                      + " has maxmemory-policy "
+                      + policy);
+            }
+          }
+        }
+      }
+    }
+    return evicting.isEmpty() ? null : String.join(", ", evicting);
+  }
+
+  /**
+   * A server's {@code maxmemory-policy}: from CONFIG GET, or where CONFIG is disabled or renamed
+   * from INFO memory.
+   */
+  private static String evictionPolicy(Supplier<Properties> config, Supplier<Properties> info) {
+    try {
+      Properties answer = config.get();
+      String policy = answer == null ? null : answer.getProperty("maxmemory-policy");
+      if (policy != null) {
+        return policy;
+      }
+    } catch (RuntimeException configRefused) {
+      // CONFIG renamed or disabled: INFO tells too.
+    }
+    Properties memory = info.get();
+    String policy = memory == null ? null : memory.getProperty("maxmemory_policy");
+    if (policy == null) {
+      throw new DataAccessResourceFailureException(
+          "Redis tells neither by CONFIG nor by INFO its maxmemory-policy");
+    }
+    return policy;
+  }
+
+  /**
+   * The run_id of the Redis server, or for a cluster a digest of its masters' run_ids: it changes
+   * when any of them restarts or a replica takes over.
+   */
+  static String runId(LettuceConnectionFactory factory, StringRedisTemplate template) {
+    if (!factory.isClusterAware()) {
+      Properties info =
+          template.execute((RedisCallback<Properties>) c -> c.serverCommands().info("server"));
+      return runId(info, "Redis");
+    }
+    List<String> runIds = new ArrayList<>();
+    try (RedisClusterConnection cluster = factory.getClusterConnection()) {
+      for (RedisClusterNode node : cluster.clusterGetNodes()) {
+        if (node.isMaster()) {
+          runIds.add(runId(cluster.serverCommands().info(node, "server"), node.toString()));
+        }
+      }
+    }
+    Collections.sort(runIds);
+    try {
+      byte[] digest =
+          MessageDigest.getInstance("SHA-1")
+              .digest(String.join(",", runIds).getBytes(StandardCharsets.UTF_8));
+      return "cluster:" + HexFormat.of().formatHex(digest);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static String runId(Properties info, String server) {
+    String runId = info == null ? null : info.getProperty("run_id");
+    if (runId == null) {
+      throw new DataAccessResourceFailureException(server + " did not tell its run_id");
+    }
+    return runId;
   }
 }
