@@ -1,23 +1,12 @@
 package io.stockade.command.admission;
 
-import io.lettuce.core.ClientOptions;
-import io.lettuce.core.SocketOptions;
-import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.event.connection.DisconnectedEvent;
-import io.lettuce.core.resource.ClientResources;
-import io.lettuce.core.resource.DefaultClientResources;
 import java.lang.management.ManagementFactory;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
-import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -25,7 +14,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.DisposableBean;
@@ -33,14 +21,6 @@ import org.springframework.boot.context.event.ApplicationReadyEvent;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisProperties;
 import org.springframework.context.event.EventListener;
-import org.springframework.data.redis.connection.RedisClusterConfiguration;
-import org.springframework.data.redis.connection.RedisClusterConnection;
-import org.springframework.data.redis.connection.RedisClusterNode;
-import org.springframework.data.redis.connection.RedisPassword;
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.stereotype.Component;
 
@@ -74,16 +54,7 @@ class GateKeeper implements GateSessions, DisposableBean {
   private static final Logger log = LoggerFactory.getLogger(GateKeeper.class);
 
   /** An open session with the connection that is its own. */
-  private record Opened(GateSession session, Connection connection) {}
-
-  /** A session's connection factory, with client resources of its own. */
-  private record Connection(LettuceConnectionFactory factory, ClientResources resources) {
-
-    void close() {
-      factory.destroy();
-      resources.shutdown(0, 2, TimeUnit.SECONDS);
-    }
-  }
+  private record Opened(GateSession session, GateConnection connection) {}
 
   /** The gate cannot open yet; the next attempt follows after the reopen interval. */
   private static final class NotYetException extends RuntimeException {
@@ -106,9 +77,6 @@ class GateKeeper implements GateSessions, DisposableBean {
 
   /** The longest pause between two attempts to rebuild. */
   static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
-
-  /** The only {@code maxmemory-policy} that never evicts a key. */
-  static final String NO_EVICTION = "noeviction";
 
   private final DataRedisConnectionDetails redis;
   private final DataRedisProperties redisProperties;
@@ -201,7 +169,7 @@ class GateKeeper implements GateSessions, DisposableBean {
     }
     String evicting;
     try {
-      evicting = evictingServers(opened.connection().factory(), session.redis());
+      evicting = GateServers.evictingServers(opened.connection().factory(), session.redis());
     } catch (RuntimeException e) {
       lost(session);
       return OptionalLong.empty();
@@ -304,18 +272,18 @@ class GateKeeper implements GateSessions, DisposableBean {
   }
 
   private Opened open() {
-    Connection connection = connect();
+    GateConnection connection = GateConnection.open(redis, redisProperties);
     try {
       StringRedisTemplate template = new StringRedisTemplate(connection.factory());
-      String runId = runId(connection.factory(), template);
-      String evicting = evictingServers(connection.factory(), template);
+      String runId = GateServers.runId(connection.factory(), template);
+      String evicting = GateServers.evictingServers(connection.factory(), template);
       if (evicting != null) {
         evictionSeen = true;
         throw new NotYetException(
             evicting
                 + ": Redis may evict the gate's keys (holders, pending admissions, moves), so"
                 + " the gate stays closed until maxmemory-policy is "
-                + NO_EVICTION);
+                + GateServers.NO_EVICTION);
       }
       List<Map<Object, Object>> markers = new ArrayList<>();
       for (GateLayout.Partition partition : layout.partitions()) {
@@ -349,7 +317,7 @@ class GateKeeper implements GateSessions, DisposableBean {
       }
       try {
         rebuild.rebuild(template, epoch, runId, lease(epoch));
-      } catch (GateRebuild.TakenOverException e) {
+      } catch (RebuildLease.TakenOverException e) {
         throw new NotYetException(e.getMessage());
       } catch (RuntimeException e) {
         throw new RebuildFailedException(epoch, e);
@@ -369,9 +337,9 @@ class GateKeeper implements GateSessions, DisposableBean {
    * The lease of this instance's rebuild of {@code epoch}, renewed in the database at most every
    * quarter of {@code rebuild-lease}.
    */
-  private GateRebuild.Lease lease(long epoch) {
+  private RebuildLease lease(long epoch) {
     long every = Math.max(properties.rebuildLease().toNanos() / 4, 1);
-    return new GateRebuild.Lease() {
+    return new RebuildLease() {
       private long renewedAt = System.nanoTime();
 
       @Override
@@ -380,7 +348,7 @@ class GateKeeper implements GateSessions, DisposableBean {
           return;
         }
         if (!epochs.renew(epoch, me)) {
-          throw new GateRebuild.TakenOverException(epoch);
+          throw new RebuildLease.TakenOverException(epoch);
         }
         renewedAt = System.nanoTime();
       }
@@ -388,73 +356,10 @@ class GateKeeper implements GateSessions, DisposableBean {
   }
 
   /**
-   * The servers whose {@code maxmemory-policy} may evict keys, as "host:port has policy" (null when
-   * none): the one server, or every master of a cluster.
-   */
-  static String evictingServers(LettuceConnectionFactory factory, StringRedisTemplate template) {
-    List<String> evicting = new ArrayList<>();
-    if (!factory.isClusterAware()) {
-      String policy =
-          template.execute(
-              (RedisCallback<String>)
-                  c ->
-                      evictionPolicy(
-                          () -> c.serverCommands().getConfig("maxmemory-policy"),
-                          () -> c.serverCommands().info("memory")));
-      if (!NO_EVICTION.equals(policy)) {
-        evicting.add("Redis has maxmemory-policy " + policy);
-      }
-    } else {
-      try (RedisClusterConnection cluster = factory.getClusterConnection()) {
-        for (RedisClusterNode node : cluster.clusterGetNodes()) {
-          if (node.isMaster()) {
-            String policy =
-                evictionPolicy(
-                    () -> cluster.serverCommands().getConfig(node, "maxmemory-policy"),
-                    () -> cluster.serverCommands().info(node, "memory"));
-            if (!NO_EVICTION.equals(policy)) {
-              evicting.add(
-                  "Redis "
-                      + node.getHost()
-                      + ":"
-                      + node.getPort()
-                      + " has maxmemory-policy "
-                      + policy);
-            }
-          }
-        }
-      }
-    }
-    return evicting.isEmpty() ? null : String.join(", ", evicting);
-  }
-
-  /**
-   * A server's {@code maxmemory-policy}: from CONFIG GET, or where CONFIG is disabled or renamed
-   * from INFO memory.
-   */
-  private static String evictionPolicy(Supplier<Properties> config, Supplier<Properties> info) {
-    try {
-      Properties answer = config.get();
-      String policy = answer == null ? null : answer.getProperty("maxmemory-policy");
-      if (policy != null) {
-        return policy;
-      }
-    } catch (RuntimeException configRefused) {
-      // CONFIG renamed or disabled: INFO tells too.
-    }
-    Properties memory = info.get();
-    String policy = memory == null ? null : memory.getProperty("maxmemory_policy");
-    if (policy == null) {
-      throw new NotYetException("Redis tells neither by CONFIG nor by INFO its maxmemory-policy");
-    }
-    return policy;
-  }
-
-  /**
    * The session ends when any of its connections drops: a cluster client would otherwise connect
    * again by itself, to a node that may have come back with older data.
    */
-  private Opened opened(GateSession session, Connection connection) {
+  private Opened opened(GateSession session, GateConnection connection) {
     Opened opened = new Opened(session, connection);
     connection
         .resources()
@@ -502,100 +407,6 @@ class GateKeeper implements GateSessions, DisposableBean {
           + "): its data may be older than what it acknowledged";
     }
     return null;
-  }
-
-  /**
-   * The run_id of the Redis server, or for a cluster a digest of its masters' run_ids: it changes
-   * when any of them restarts or a replica takes over.
-   */
-  private static String runId(LettuceConnectionFactory factory, StringRedisTemplate template) {
-    if (!factory.isClusterAware()) {
-      Properties info =
-          template.execute((RedisCallback<Properties>) c -> c.serverCommands().info("server"));
-      return runId(info, "Redis");
-    }
-    List<String> runIds = new ArrayList<>();
-    try (RedisClusterConnection cluster = factory.getClusterConnection()) {
-      for (RedisClusterNode node : cluster.clusterGetNodes()) {
-        if (node.isMaster()) {
-          runIds.add(runId(cluster.serverCommands().info(node, "server"), node.toString()));
-        }
-      }
-    }
-    Collections.sort(runIds);
-    try {
-      byte[] digest =
-          MessageDigest.getInstance("SHA-1")
-              .digest(String.join(",", runIds).getBytes(StandardCharsets.UTF_8));
-      return "cluster:" + HexFormat.of().formatHex(digest);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
-  }
-
-  private static String runId(Properties info, String server) {
-    String runId = info == null ? null : info.getProperty("run_id");
-    if (runId == null) {
-      throw new NotYetException(server + " did not tell its run_id");
-    }
-    return runId;
-  }
-
-  /**
-   * A connection factory of the session's own, which never reconnects by itself: to the standalone
-   * Redis, or to the cluster named by {@code spring.data.redis.cluster.nodes}. A cluster session
-   * follows no redirection: a slot served elsewhere than when the session was checked ends it.
-   */
-  private Connection connect() {
-    Duration timeout = redisProperties.getTimeout();
-    Duration connectTimeout = redisProperties.getConnectTimeout();
-    SocketOptions.Builder socket = SocketOptions.builder();
-    if (connectTimeout != null) {
-      socket.connectTimeout(connectTimeout);
-    }
-    ClientResources resources = DefaultClientResources.create();
-    DataRedisConnectionDetails.Cluster cluster = redis.getCluster();
-    ClientOptions options =
-        cluster == null
-            ? GateConfiguration.rejectWhileDisconnected(ClientOptions.builder())
-                .autoReconnect(false)
-                .socketOptions(socket.build())
-                .build()
-            : ((ClusterClientOptions.Builder)
-                    GateConfiguration.rejectWhileDisconnected(ClusterClientOptions.builder())
-                        .autoReconnect(false)
-                        .socketOptions(socket.build()))
-                .maxRedirects(0)
-                .build();
-    LettuceClientConfiguration.LettuceClientConfigurationBuilder client =
-        LettuceClientConfiguration.builder().clientResources(resources).clientOptions(options);
-    if (timeout != null) {
-      client.commandTimeout(timeout);
-    }
-    LettuceConnectionFactory factory;
-    if (cluster == null) {
-      DataRedisConnectionDetails.Standalone standalone = redis.getStandalone();
-      RedisStandaloneConfiguration server =
-          new RedisStandaloneConfiguration(standalone.getHost(), standalone.getPort());
-      server.setDatabase(standalone.getDatabase());
-      server.setUsername(redis.getUsername());
-      server.setPassword(RedisPassword.of(redis.getPassword()));
-      factory = new LettuceConnectionFactory(server, client.build());
-    } else {
-      RedisClusterConfiguration servers = new RedisClusterConfiguration();
-      cluster.getNodes().forEach(node -> servers.clusterNode(node.host(), node.port()));
-      servers.setUsername(redis.getUsername());
-      servers.setPassword(RedisPassword.of(redis.getPassword()));
-      factory = new LettuceConnectionFactory(servers, client.build());
-    }
-    try {
-      factory.afterPropertiesSet();
-      factory.start();
-    } catch (RuntimeException e) {
-      resources.shutdown(0, 2, TimeUnit.SECONDS);
-      throw e;
-    }
-    return new Connection(factory, resources);
   }
 
   @Override

@@ -154,6 +154,15 @@ final class GateLayout {
     return Math.floorMod(userId.hashCode(), count);
   }
 
+  /**
+   * Bucket {@code bucket}'s share of {@code units} split over {@code count} buckets: even, the
+   * first ones one unit more when it does not divide evenly. A registration and a rebuild share a
+   * SKU's stock out alike.
+   */
+  static long share(long units, int bucket, int count) {
+    return units / count + (bucket < units % count ? 1 : 0);
+  }
+
   /** The part of a SKU id that places it. */
   String placementKey(String skuId) {
     if (placement != null) {

@@ -11,12 +11,10 @@ import io.stockade.api.sku.SkuRegistered;
 import io.stockade.api.sku.StockReplenished;
 import io.stockade.command.admission.GateLayout.Partition;
 import io.stockade.platform.eventstore.EventTableFold;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -31,14 +29,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.dao.DataAccessException;
-import org.springframework.dao.DataAccessResourceFailureException;
-import org.springframework.data.redis.connection.RedisClusterConnection;
-import org.springframework.data.redis.connection.RedisClusterNode;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.data.redis.core.Cursor;
-import org.springframework.data.redis.core.ScanOptions;
 import org.springframework.data.redis.core.StringRedisTemplate;
-import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.stereotype.Component;
 
 /**
@@ -52,22 +43,8 @@ class GateRebuild {
 
   private static final Logger log = LoggerFactory.getLogger(GateRebuild.class);
 
-  /** Keys in one restore.lua call. */
-  static final int MAX_KEYS = 500;
-
-  /**
-   * Arguments in one restore.lua call: each call stays far below what Redis takes in one request
-   * and what a script can work through quickly, whatever the record holds.
-   */
-  static final int MAX_ARGS = 4000;
-
-  /** Arguments of one operation: a SKU's thousands of holders are written over several HSETs. */
-  static final int MAX_OPERATION_ARGS = 1000;
-
   /** How often the fold hears the lease, in events. */
   private static final int EVENTS_BETWEEN_RENEWALS = 1000;
-
-  private static final RedisScript<List<Object>> RESTORE = RedisAdmissionGate.script("restore");
 
   /** The payloads the gate is built from, by class name. */
   private static final Map<String, Class<?>> GATE_EVENTS =
@@ -100,29 +77,6 @@ class GateRebuild {
     this.decisions = decisions;
   }
 
-  /** Thrown when another instance's rebuild took over: this one stops, having written nothing. */
-  static final class TakenOverException extends RuntimeException {
-
-    TakenOverException(long epoch) {
-      super("The rebuild of gate epoch " + epoch + " was taken over by a later one");
-    }
-  }
-
-  /**
-   * The claim on the rebuild in the database, which the rebuild renews while it works (every script
-   * call and every thousand events of the fold): a rebuild that takes longer than the lease is not
-   * taken over while it makes progress.
-   */
-  interface Lease {
-
-    /**
-     * Tells the database the rebuild is alive (at most as often as it needs to hear it).
-     *
-     * @throws TakenOverException when another instance took the rebuild over
-     */
-    void renew();
-  }
-
   /**
    * A rebuild under way on this instance: its phase (CLEARING the old keys, READING the event
    * store, WRITING the gate), and how far it has read: up to global index {@code position} of the
@@ -146,7 +100,7 @@ class GateRebuild {
    * Rebuilds the gate in {@code redis} as epoch {@code epoch} of the Redis server(s) {@code runId},
    * renewing {@code lease} as it goes.
    */
-  void rebuild(StringRedisTemplate redis, long epoch, String runId, Lease lease) {
+  void rebuild(StringRedisTemplate redis, long epoch, String runId, RebuildLease lease) {
     try {
       rebuildAndTell(redis, epoch, runId, lease);
     } finally {
@@ -154,12 +108,13 @@ class GateRebuild {
     }
   }
 
-  private void rebuildAndTell(StringRedisTemplate redis, long epoch, String runId, Lease lease) {
+  private void rebuildAndTell(
+      StringRedisTemplate redis, long epoch, String runId, RebuildLease lease) {
     long started = System.nanoTime();
     progress = new Progress(epoch, "CLEARING", 0, 0);
-    List<Writer> writers = new ArrayList<>();
+    List<RestoreWriter> writers = new ArrayList<>();
     for (Partition partition : layout.partitions()) {
-      Writer writer = new Writer(redis, partition, epoch, lease);
+      RestoreWriter writer = new RestoreWriter(redis, partition, epoch, lease);
       writer.call("BEGIN", List.of(), List.of());
       writers.add(writer);
     }
@@ -169,7 +124,7 @@ class GateRebuild {
     // are no later rebuild's to write.
     int stale = 0;
     Set<String> streams = new HashSet<>();
-    for (String key : keys(redis, GateLayout.PATTERN)) {
+    for (String key : GateServers.keys(redis, GateLayout.PATTERN)) {
       Partition partition = layout.partitionOfSlot(SlotHash.getSlot(key));
       if (partition != null && partition.decisions().equals(key)) {
         streams.add(key);
@@ -187,7 +142,7 @@ class GateRebuild {
       }
       stale++;
     }
-    writers.forEach(Writer::flush);
+    writers.forEach(RestoreWriter::flush);
 
     Instant now = clock.instant();
     GateImage image = new GateImage(now, retention);
@@ -214,7 +169,7 @@ class GateRebuild {
     long folded = System.nanoTime();
     progress = new Progress(epoch, "WRITING", head, head);
     Map<String, GateImage.Intent> intents = image.intentsToKeep(now, retention);
-    ToIntFunction<Partition> servers = servers(redis);
+    ToIntFunction<Partition> servers = GateServers.servers(redis);
     Map<String, long[]> reservedByBucket = new HashMap<>();
     intents.forEach(
         (reservationId, intent) -> {
@@ -242,10 +197,10 @@ class GateRebuild {
     // and in the decision streams; and above the batch of decisions a drain may still be moving
     // from a stream Redis lost.
     String counter = String.valueOf(highestSequence(redis, image) / GateLayout.STRIDE + 1);
-    for (Writer writer : writers) {
-      writer.add("SET", writer.partition.sequence(), counter);
+    for (RestoreWriter writer : writers) {
+      writer.add("SET", writer.partition().sequence(), counter);
     }
-    for (Writer writer : writers) {
+    for (RestoreWriter writer : writers) {
       writer.open(runId, layout);
     }
     restoreAdmitted(epoch, image, servers, streams);
@@ -318,73 +273,6 @@ class GateRebuild {
     return highest + (long) drain.batch() * GateLayout.STRIDE;
   }
 
-  /**
-   * Which server holds each partition: on a cluster the index of its master (masters in the order
-   * of their first slot), on one Redis 0.
-   */
-  static ToIntFunction<Partition> servers(StringRedisTemplate redis) {
-    if (!(redis.getConnectionFactory() instanceof LettuceConnectionFactory factory)
-        || !factory.isClusterAware()) {
-      return partition -> 0;
-    }
-    List<RedisClusterNode> masters = masters(factory);
-    return partition -> {
-      for (int index = 0; index < masters.size(); index++) {
-        if (masters.get(index).servesSlot(partition.slot())) {
-          return index;
-        }
-      }
-      return -1;
-    };
-  }
-
-  /** Every key matching {@code pattern}: on each master of a cluster, or on the one server. */
-  static List<String> keys(StringRedisTemplate redis, String pattern) {
-    ScanOptions options = ScanOptions.scanOptions().match(pattern).count(1000).build();
-    List<String> keys = new ArrayList<>();
-    if (redis.getConnectionFactory() instanceof LettuceConnectionFactory factory
-        && factory.isClusterAware()) {
-      try (RedisClusterConnection cluster = factory.getClusterConnection()) {
-        for (RedisClusterNode node : masters(factory)) {
-          try (Cursor<byte[]> cursor = cluster.scan(node, options)) {
-            cursor.forEachRemaining(key -> keys.add(new String(key, StandardCharsets.UTF_8)));
-          }
-        }
-      }
-    } else {
-      try (Cursor<String> cursor = redis.scan(options)) {
-        cursor.forEachRemaining(keys::add);
-      }
-    }
-    return keys;
-  }
-
-  /**
-   * The cluster's masters that serve slots, in the order of their first slot. Throws, as Redis
-   * failing would, while they do not serve every slot (a master lost, a resharding under way): a
-   * rebuild would miss keys and a registration place buckets blindly, so both wait for the next
-   * attempt.
-   */
-  private static List<RedisClusterNode> masters(LettuceConnectionFactory factory) {
-    List<RedisClusterNode> masters = new ArrayList<>();
-    int served = 0;
-    try (RedisClusterConnection cluster = factory.getClusterConnection()) {
-      for (RedisClusterNode node : cluster.clusterGetNodes()) {
-        int slots = node.getSlotRange().getSlotsArray().length;
-        if (node.isMaster() && slots > 0) {
-          masters.add(node);
-          served += slots;
-        }
-      }
-    }
-    if (served != GateLayout.SLOTS) {
-      throw new DataAccessResourceFailureException(
-          "The cluster's masters serve " + served + " of " + GateLayout.SLOTS + " slots");
-    }
-    masters.sort(Comparator.comparingInt(node -> node.getSlotRange().getSlotsArray()[0]));
-    return masters;
-  }
-
   /** Where the buckets of a SKU of the record lie, spread over the servers. */
   private List<Partition> placement(
       GateImage image, String skuId, ToIntFunction<Partition> servers) {
@@ -398,7 +286,7 @@ class GateRebuild {
    * ones and the replenishments in the first bucket.
    */
   private static void write(
-      List<Writer> writers,
+      List<RestoreWriter> writers,
       String skuId,
       GateImage.Sku sku,
       List<Partition> placement,
@@ -412,14 +300,14 @@ class GateRebuild {
         (user, units) -> holders.get(GateLayout.bucketOf(user, count)).put(user, units));
     for (int bucket = 0; bucket < count; bucket++) {
       Partition partition = placement.get(bucket);
-      Writer writer = writers.get(partition.index());
+      RestoreWriter writer = writers.get(partition.index());
       long reserved =
           count == 1 ? sku.reserved : reservedByBucket == null ? 0 : reservedByBucket[bucket];
       writer.add(
           "HSET",
           partition.counters(skuId),
           "available",
-          String.valueOf(RedisAdmissionGate.share(sku.available, bucket, count)),
+          String.valueOf(GateLayout.share(sku.available, bucket, count)),
           "reserved",
           String.valueOf(reserved),
           "sold",
@@ -440,7 +328,7 @@ class GateRebuild {
    * split into buckets, in its user's bucket).
    */
   private void write(
-      List<Writer> writers,
+      List<RestoreWriter> writers,
       GateImage image,
       ToIntFunction<Partition> servers,
       String reservationId,
@@ -454,8 +342,8 @@ class GateRebuild {
     }
     parts.forEach(
         (index, lines) -> {
-          Writer writer = writers.get(index);
-          String key = writer.partition.intent(reservationId);
+          RestoreWriter writer = writers.get(index);
+          String key = writer.partition().intent(reservationId);
           List<String> fields =
               new ArrayList<>(
                   List.of(
@@ -490,96 +378,5 @@ class GateRebuild {
             writer.add("PEXPIRE", key, String.valueOf(Math.max(left, 1)));
           }
         });
-  }
-
-  /**
-   * Batches operations on one partition's keys into restore.lua calls of at most {@link #MAX_KEYS}
-   * keys and {@link #MAX_ARGS} arguments; an operation of more than {@link #MAX_OPERATION_ARGS}
-   * arguments is split first.
-   */
-  private static final class Writer {
-
-    private final StringRedisTemplate redis;
-    private final Partition partition;
-    private final long epoch;
-    private final Lease lease;
-    private final List<String> keys = new ArrayList<>();
-    private final List<String> operations = new ArrayList<>();
-
-    Writer(StringRedisTemplate redis, Partition partition, long epoch, Lease lease) {
-      this.redis = redis;
-      this.partition = partition;
-      this.epoch = epoch;
-      this.lease = lease;
-    }
-
-    /** One operation of a few arguments (SET, PEXPIRE, UNLINK, an intent's HSET). */
-    void add(String name, String key, String... args) {
-      if (args.length > MAX_OPERATION_ARGS) {
-        throw new IllegalArgumentException(name + " of " + args.length + " arguments");
-      }
-      operation(name, key, List.of(args));
-    }
-
-    /** HSET (or ZADD) of any number of pairs, in operations of bounded size. */
-    void addPairs(String name, String key, Map<String, Long> pairs) {
-      List<String> args = new ArrayList<>(Math.min(2 * pairs.size(), MAX_OPERATION_ARGS));
-      for (Map.Entry<String, Long> pair : pairs.entrySet()) {
-        args.add(pair.getKey());
-        args.add(String.valueOf(pair.getValue()));
-        if (args.size() >= MAX_OPERATION_ARGS) {
-          operation(name, key, args);
-          args.clear();
-        }
-      }
-      if (!args.isEmpty()) {
-        operation(name, key, args);
-      }
-    }
-
-    private void operation(String name, String key, List<String> args) {
-      if (keys.size() + 1 > MAX_KEYS || operations.size() + 3 + args.size() > MAX_ARGS) {
-        flush();
-      }
-      keys.add(key);
-      operations.add(name);
-      operations.add(String.valueOf(keys.size() + 1));
-      operations.add(String.valueOf(args.size()));
-      operations.addAll(args);
-    }
-
-    void flush() {
-      if (!keys.isEmpty()) {
-        call("WRITE", keys, operations);
-      }
-    }
-
-    void open(String runId, GateLayout layout) {
-      List<String> args = new ArrayList<>();
-      args.add(runId);
-      args.add(String.valueOf(layout.partitions().size()));
-      args.add(layout.placement());
-      args.addAll(operations);
-      call("OPEN", keys, args);
-    }
-
-    void call(String mode, List<String> batchKeys, List<String> args) {
-      lease.renew();
-      List<String> allKeys = new ArrayList<>(batchKeys.size() + 1);
-      allKeys.add(partition.marker());
-      allKeys.addAll(batchKeys);
-      Object[] allArgs = new Object[args.size() + 2];
-      allArgs[0] = String.valueOf(epoch);
-      allArgs[1] = mode;
-      for (int i = 0; i < args.size(); i++) {
-        allArgs[i + 2] = args.get(i);
-      }
-      List<Object> reply = redis.execute(RESTORE, allKeys, allArgs);
-      keys.clear();
-      operations.clear();
-      if (((Number) reply.get(0)).longValue() != 1) {
-        throw new TakenOverException(epoch);
-      }
-    }
   }
 }

@@ -276,7 +276,7 @@ final class LargeRecord {
     assertThat(intent(redis, layout, sku + "-r" + (PER_SKU - 1), sku))
         .containsEntry("state", "RESERVED")
         .containsEntry("lines", sku + " 1");
-    long intents = GateRebuild.keys(redis, "stockade:{*}:reservation:*-" + run + "-*").size();
+    long intents = GateServers.keys(redis, "stockade:{*}:reservation:*-" + run + "-*").size();
     assertThat(intents)
         .as("an intent for every reservation of the record")
         .isEqualTo(HOT_RESERVATIONS + (long) SKUS * PER_SKU);

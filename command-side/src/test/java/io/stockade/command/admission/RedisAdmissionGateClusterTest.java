@@ -49,6 +49,9 @@ class RedisAdmissionGateClusterTest {
   private final String run = UUID.randomUUID().toString().substring(0, 8);
   private final RedisAdmissionGate gate = TestRedis.gate(redis, LAYOUT, Duration.ofHours(24));
 
+  /** The gate's moves between buckets, as this instance runs them. */
+  private final BucketMoves moves = TestRedis.moves(redis, LAYOUT);
+
   @BeforeAll
   static void startCluster() {
     cluster = EmbeddedRedisCluster.start(Path.of("target", "gate-cluster-" + UUID.randomUUID()), 3);
@@ -352,7 +355,7 @@ class RedisAdmissionGateClusterTest {
     GateLayout.Partition source = buckets.get(1);
     GateLayout.Partition target = buckets.get(2);
     // Begun by a request that then died.
-    String member = gate.moveOut(session(), hot, source, target, 4);
+    String member = moves.moveOut(session(), hot, source, target, 4);
     assertThat(member).endsWith(" 4");
     assertThat(bucketTotals(hot, buckets))
         .as("the units on their way are available nowhere")
@@ -378,11 +381,11 @@ class RedisAdmissionGateClusterTest {
     GateLayout.Partition empty = buckets.get(2);
     assertThat(redis.opsForHash().get(empty.counters(hot), "available")).isEqualTo("0");
 
-    assertThat(gate.moveOut(session(), hot, empty, buckets.get(0), 1)).isNull();
+    assertThat(moves.moveOut(session(), hot, empty, buckets.get(0), 1)).isNull();
 
     assertThat(redis.opsForHash().values(buckets.get(0).transfersIn()))
         .noneMatch(state -> state.toString().contains(" " + hot + " "));
-    assertThat(movesOf(hot, gate.movesLeft(session(), empty, Duration.ZERO))).isEmpty();
+    assertThat(movesOf(hot, moves.movesLeft(session(), empty, Duration.ZERO))).isEmpty();
   }
 
   /**
@@ -396,15 +399,15 @@ class RedisAdmissionGateClusterTest {
     List<GateLayout.Partition> buckets = bucketsOf(hot);
     GateLayout.Partition source = buckets.get(0);
     GateLayout.Partition target = buckets.get(1);
-    String member = gate.moveOut(session(), hot, source, target, 5);
-    RedisAdmissionGate second = TestRedis.gate(redis, LAYOUT, Duration.ofHours(24));
+    String member = moves.moveOut(session(), hot, source, target, 5);
+    BucketMoves second = TestRedis.moves(redis, LAYOUT);
 
-    List<String> readByFirst = movesOf(hot, gate.movesLeft(session(), source, Duration.ZERO));
+    List<String> readByFirst = movesOf(hot, moves.movesLeft(session(), source, Duration.ZERO));
     List<String> readBySecond = movesOf(hot, second.movesLeft(session(), source, Duration.ZERO));
     assertThat(readByFirst).containsExactly(member);
     assertThat(readBySecond).containsExactly(member);
     readBySecond.forEach(move -> second.settle(session(), source, move));
-    readByFirst.forEach(move -> gate.settle(session(), source, move));
+    readByFirst.forEach(move -> moves.settle(session(), source, move));
 
     assertThat(redis.opsForHash().get(target.counters(hot), "available"))
         .as("10 there, 5 moved in once")
@@ -426,12 +429,12 @@ class RedisAdmissionGateClusterTest {
     List<GateLayout.Partition> buckets = bucketsOf(hot);
     GateLayout.Partition source = buckets.get(2);
     GateLayout.Partition target = buckets.get(0);
-    String member = gate.moveOut(session(), hot, source, target, 5);
+    String member = moves.moveOut(session(), hot, source, target, 5);
     RedisAdmissionGate other = TestRedis.gate(redis, LAYOUT, Duration.ofHours(24));
 
     assertThat(other.settleTransfers(Duration.ZERO)).isEqualTo(1);
-    gate.settle(session(), source, member);
-    gate.settle(session(), source, member);
+    moves.settle(session(), source, member);
+    moves.settle(session(), source, member);
     assertThat(other.settleTransfers(Duration.ZERO)).isZero();
 
     assertThat(redis.opsForHash().get(target.counters(hot), "available")).isEqualTo("15");
@@ -452,13 +455,13 @@ class RedisAdmissionGateClusterTest {
     for (int i = 0; i < 30; i++) {
       GateLayout.Partition source = buckets.get(i % 3);
       GateLayout.Partition target = buckets.get((i + 1) % 3);
-      assertThat(gate.moveOut(session(), hot, source, target, 1 + i % 4)).isNotNull();
+      assertThat(moves.moveOut(session(), hot, source, target, 1 + i % 4)).isNotNull();
     }
     ExecutorService pool = Executors.newFixedThreadPool(6);
     CountDownLatch start = new CountDownLatch(1);
     List<Future<Void>> settlers = new ArrayList<>();
     for (int t = 0; t < 6; t++) {
-      RedisAdmissionGate settler = TestRedis.gate(redis, LAYOUT, Duration.ofHours(24));
+      BucketMoves settler = TestRedis.moves(redis, LAYOUT);
       settlers.add(
           pool.submit(
               () -> {

@@ -44,7 +44,7 @@ class RedisEvictionPolicyTest {
             .as("CONFIG is disabled")
             .isNotNull();
 
-        String evicting = GateKeeper.evictingServers(factory, redis);
+        String evicting = GateServers.evictingServers(factory, redis);
 
         if (policy.equals("noeviction")) {
           assertThat(evicting).isNull();

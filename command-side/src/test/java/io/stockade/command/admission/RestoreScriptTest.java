@@ -16,7 +16,7 @@ import org.springframework.data.redis.core.script.RedisScript;
  */
 class RestoreScriptTest {
 
-  private static final RedisScript<List<Object>> RESTORE = RedisAdmissionGate.script("restore");
+  private static final RedisScript<List<Object>> RESTORE = GateScripts.load("restore");
 
   private final StringRedisTemplate redis = TestRedis.shared();
   private final String tag = "{restore-" + UUID.randomUUID().toString().substring(0, 8) + "}";

@@ -118,6 +118,12 @@ public final class TestRedis {
         new AdoptingSessions(redis, layout), layout, properties(retention));
   }
 
+  /** The gate's moves between buckets, as an instance of its own runs them. */
+  static BucketMoves moves(StringRedisTemplate redis, GateLayout layout) {
+    GateScripts scripts = new GateScripts(new AdoptingSessions(redis, layout));
+    return new BucketMoves(scripts, layout, new BucketPlacements(scripts, layout));
+  }
+
   static GateProperties properties(Duration retention) {
     return new GateProperties(
         retention,

@@ -17,7 +17,7 @@ import org.springframework.data.redis.core.script.RedisScript;
  */
 class TransferScriptTest {
 
-  private static final RedisScript<List<Object>> TRANSFER = RedisAdmissionGate.script("transfer");
+  private static final RedisScript<List<Object>> TRANSFER = GateScripts.load("transfer");
   private static final GateLayout.Partition PARTITION = TestRedis.PARTITION;
 
   private final StringRedisTemplate redis = TestRedis.shared();

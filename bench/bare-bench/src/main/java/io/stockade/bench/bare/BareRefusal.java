@@ -150,8 +150,8 @@ public final class BareRefusal {
         JsonNode line = request.get("lines").get(0);
         String skuId = line.get("skuId").asText();
         long quantity = line.get("quantity").asLong();
-        // As RedisAdmissionGate.reservePart: the marker first, then intent, sequence, pending,
-        // decisions, the SKU's counters and holders; the epoch, then user, fingerprint
+        // As GateReserve.reservePart (command-side): the marker first, then intent, sequence,
+        // pending, decisions, the SKU's counters and holders; the epoch, then user, fingerprint
         // (Admission.fingerprint), now, hold, sequence 0 (take one), the partition, the decision
         // backlog, the line.
         String[] keys = {

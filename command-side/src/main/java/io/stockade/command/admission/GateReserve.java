@@ -1,0 +1,282 @@
+package io.stockade.command.admission;
+
+import static io.stockade.command.admission.GateScripts.code;
+import static io.stockade.command.admission.GateScripts.instant;
+import static io.stockade.command.admission.GateScripts.number;
+
+import io.stockade.api.reservation.ReservationLine;
+import io.stockade.command.admission.GateLayout.Partition;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.dao.DataAccessException;
+import org.springframework.data.redis.core.script.RedisScript;
+
+/**
+ * The hot path: answers a reservation (reserve.lua). One script call when its lines lie in one
+ * partition; otherwise part by part, leaving the parts it took when one is refused; and, for a SKU
+ * in buckets, units gathered from the other buckets before a refusal for want of stock is final. It
+ * turns every reply into the {@link AdmissionDecision} the caller must handle.
+ */
+final class GateReserve {
+
+  private static final Logger log = LoggerFactory.getLogger(GateReserve.class);
+
+  private static final RedisScript<List<Object>> RESERVE = GateScripts.load("reserve");
+
+  /** How often a reservation short in its user's bucket gathers units from the others. */
+  private static final int CONSOLIDATIONS = 3;
+
+  /** Replies of reserve.lua that take part in an admission. */
+  private static final int ADMITTED = 1;
+
+  private static final int DUPLICATE = 2;
+
+  private final GateScripts scripts;
+  private final GateLayout layout;
+  private final BucketPlacements placements;
+  private final BucketMoves moves;
+  private final GateTransitions transitions;
+  private final long decisionBacklog;
+
+  GateReserve(
+      GateScripts scripts,
+      GateLayout layout,
+      BucketPlacements placements,
+      BucketMoves moves,
+      GateTransitions transitions,
+      long decisionBacklog) {
+    this.scripts = scripts;
+    this.layout = layout;
+    this.placements = placements;
+    this.moves = moves;
+    this.transitions = transitions;
+    this.decisionBacklog = decisionBacklog;
+  }
+
+  /**
+   * Admits a reservation whose lines lie in one partition with one script call (a line of a SKU in
+   * buckets lies in its user's bucket). Otherwise each partition's part is admitted in turn (in
+   * partition order, the first part taking the sequence number the others are given), and a part
+   * that is refused makes this call withdraw the parts it took before it answers: once it returns,
+   * no part of a refused reservation is held by it. A line refused for want of stock in its user's
+   * bucket gathers units from the SKU's other buckets, and the admission is tried again; it is
+   * refused as short only when all the buckets together are.
+   */
+  AdmissionDecision reserve(Admission admission) {
+    try {
+      GateSession session = scripts.session();
+      // Where units may be gathered from other buckets, a refusal for want of stock is tentative
+      // until the gathering is done: not recorded as a decision, and asked again as a final one.
+      boolean tentative = placements.inBuckets(admission.lines());
+      AdmissionDecision decision = admit(session, admission, !tentative);
+      for (int round = 0; round < CONSOLIDATIONS; round++) {
+        if (!(decision instanceof AdmissionDecision.Insufficient insufficient)
+            || placements.placement(insufficient.skuId()).size() == 1) {
+          return finalDecision(session, admission, decision, tentative);
+        }
+        long wanted = admission.lines().get(insufficient.lineIndex()).quantity();
+        if (!moves.consolidate(session, insufficient.skuId(), admission.userId(), wanted)) {
+          return finalDecision(session, admission, decision, tentative);
+        }
+        decision = admit(session, admission, !tentative);
+      }
+      return decision instanceof AdmissionDecision.Insufficient
+          ? new AdmissionDecision.Unavailable("Stock is being moved between buckets")
+          : decision;
+    } catch (DataAccessException | GateClosedException e) {
+      return new AdmissionDecision.Unavailable(e.getMessage());
+    }
+  }
+
+  /** The decision to answer: a tentative refusal for want of stock is made again as a final one. */
+  private AdmissionDecision finalDecision(
+      GateSession session, Admission admission, AdmissionDecision decision, boolean tentative) {
+    return tentative && decision instanceof AdmissionDecision.Insufficient
+        ? admit(session, admission, true)
+        : decision;
+  }
+
+  /**
+   * @param decided whether a refusal for want of stock is the final decision (recorded)
+   */
+  private AdmissionDecision admit(GateSession session, Admission admission, boolean decided) {
+    if (layout.partitions().size() == 1) {
+      Partition only = layout.partition(0);
+      List<Object> reply = reservePart(session, admission, only, admission.lines(), 0, decided);
+      return decision(reply, admission.lines(), admission.lines(), session.epoch());
+    }
+    Map<Partition, List<ReservationLine>> parts = new TreeMap<>(BucketPlacements.BY_INDEX);
+    for (ReservationLine line : admission.lines()) {
+      parts
+          .computeIfAbsent(
+              placements.partitionOf(line.skuId(), admission.userId()),
+              partition -> new ArrayList<>())
+          .add(line);
+    }
+    if (parts.size() == 1) {
+      Map.Entry<Partition, List<ReservationLine>> only = parts.entrySet().iterator().next();
+      List<Object> reply =
+          reservePart(session, admission, only.getKey(), only.getValue(), 0, decided);
+      return decision(reply, admission.lines(), only.getValue(), session.epoch());
+    }
+    return reserveParts(session, admission, parts, decided);
+  }
+
+  private AdmissionDecision reserveParts(
+      GateSession session,
+      Admission admission,
+      Map<Partition, List<ReservationLine>> parts,
+      boolean decided) {
+    List<Object> first = null;
+    long sequence = 0;
+    boolean recording = false;
+    // The parts this call admitted, or became one of the recorders of: what it must leave on
+    // refusal.
+    List<Partition> joined = new ArrayList<>();
+    for (Map.Entry<Partition, List<ReservationLine>> part : parts.entrySet()) {
+      List<Object> reply;
+      try {
+        reply = reservePart(session, admission, part.getKey(), part.getValue(), sequence, decided);
+      } catch (DataAccessException | GateClosedException e) {
+        leave(admission.reservationId(), new AdmissionId(sequence, session.epoch()), joined);
+        throw e;
+      }
+      int code = code(reply);
+      if (code != ADMITTED && code != DUPLICATE) {
+        leave(admission.reservationId(), new AdmissionId(sequence, session.epoch()), joined);
+        return decision(reply, admission.lines(), part.getValue(), session.epoch());
+      }
+      if (first == null) {
+        first = reply;
+        sequence = number(reply, 1);
+        if (code == DUPLICATE && !"RESERVED".equals(String.valueOf(reply.get(4)))) {
+          // Ended: every part was admitted and recorded, and ended with the record.
+          return decision(reply, admission.lines(), part.getValue(), session.epoch());
+        }
+      }
+      if (code == ADMITTED || number(reply, 5) == 1) {
+        joined.add(part.getKey());
+        recording = true;
+      }
+    }
+    if (code(first) == ADMITTED) {
+      return new AdmissionDecision.Admitted(
+          sequence, instant(first, 2), instant(first, 3), session.epoch());
+    }
+    return new AdmissionDecision.Duplicate(
+        sequence,
+        instant(first, 2),
+        instant(first, 3),
+        "RESERVED",
+        recording,
+        admittedIn(first, session.epoch()));
+  }
+
+  private List<Object> reservePart(
+      GateSession session,
+      Admission admission,
+      Partition partition,
+      List<ReservationLine> lines,
+      long sequence,
+      boolean decided) {
+    List<String> keys = new ArrayList<>();
+    keys.add(partition.intent(admission.reservationId()));
+    keys.add(partition.sequence());
+    keys.add(partition.pending());
+    keys.add(partition.decisions());
+    List<Object> args = new ArrayList<>();
+    args.add(admission.userId());
+    args.add(admission.fingerprint());
+    args.add(admission.now().toEpochMilli());
+    args.add(admission.hold().toMillis());
+    args.add(sequence);
+    args.add(partition.index());
+    args.add(decisionBacklog);
+    args.add(decided ? 1 : 0);
+    for (ReservationLine line : lines) {
+      keys.add(partition.counters(line.skuId()));
+      keys.add(partition.holders(line.skuId()));
+      args.add(line.skuId());
+      args.add(line.quantity());
+    }
+    return scripts.run(session, partition, RESERVE, keys, args.toArray());
+  }
+
+  /**
+   * Withdraws the parts a refused or failed admission took (all of them admitted, or pending, in
+   * the session's epoch). Best effort: a part left behind (Redis failed meanwhile) stays pending,
+   * and the recovery sweeper gives it back.
+   */
+  private void leave(String reservationId, AdmissionId admission, List<Partition> joined) {
+    for (Partition partition : joined) {
+      try {
+        transitions.withdrawPart(partition, reservationId, admission);
+      } catch (DataAccessException | GateClosedException e) {
+        log.warn(
+            "Part of reservation {} in partition {} left for the recovery sweeper",
+            reservationId,
+            partition.tag(),
+            e);
+      }
+    }
+  }
+
+  /**
+   * The decision a reply of reserve.lua stands for. A refusal names a line of {@code part} (the
+   * lines the script was given); the decision names it by its index in {@code lines}, the whole
+   * reservation's.
+   */
+  private static AdmissionDecision decision(
+      List<Object> reply, List<ReservationLine> lines, List<ReservationLine> part, long epoch) {
+    int code = code(reply);
+    boolean refused = code >= 4 && code <= 6;
+    String skuId = refused ? part.get(number(reply, 1).intValue()).skuId() : null;
+    int index = refused ? indexOf(lines, skuId) : -1;
+    switch (code) {
+      case 1:
+        return new AdmissionDecision.Admitted(
+            number(reply, 1), instant(reply, 2), instant(reply, 3), epoch);
+      case 2:
+        return new AdmissionDecision.Duplicate(
+            number(reply, 1),
+            instant(reply, 2),
+            instant(reply, 3),
+            String.valueOf(reply.get(4)),
+            number(reply, 5) == 1,
+            admittedIn(reply, epoch));
+      case 3:
+        return new AdmissionDecision.Reused();
+      case 4:
+        return new AdmissionDecision.Insufficient(skuId, index);
+      case 5:
+        return new AdmissionDecision.LimitExceeded(
+            skuId, index, number(reply, 2), number(reply, 3));
+      case 6:
+        return new AdmissionDecision.UnknownSku(skuId, index);
+      default:
+        throw new IllegalStateException("Unknown reply of reserve.lua " + reply);
+    }
+  }
+
+  /**
+   * The epoch of the admission a DUPLICATE reply names: the intent's, or {@code epoch} (the
+   * session's) for an intent written before intents kept it.
+   */
+  private static long admittedIn(List<Object> duplicate, long epoch) {
+    long recorded = duplicate.size() > 6 ? number(duplicate, 6) : AdmissionId.UNKNOWN_EPOCH;
+    return recorded == AdmissionId.UNKNOWN_EPOCH ? epoch : recorded;
+  }
+
+  private static int indexOf(List<ReservationLine> lines, String skuId) {
+    for (int index = 0; index < lines.size(); index++) {
+      if (lines.get(index).skuId().equals(skuId)) {
+        return index;
+      }
+    }
+    return -1;
+  }
+}

@@ -1,0 +1,99 @@
+package io.stockade.command;
+
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.junit.AnalyzeClasses;
+import com.tngtech.archunit.junit.ArchTest;
+import com.tngtech.archunit.lang.ArchRule;
+import com.tngtech.archunit.library.dependencies.SliceAssignment;
+import com.tngtech.archunit.library.dependencies.SliceIdentifier;
+import io.stockade.command.admission.AdmissionGate;
+import java.util.Set;
+
+@AnalyzeClasses(packages = "io.stockade", importOptions = ImportOption.DoNotIncludeTests.class)
+class ArchitectureTest {
+
+  private static final String ADMISSION = "io.stockade.command.admission";
+
+  /**
+   * The classes outside the gate's package that may use the gate: the use cases that orchestrate it
+   * (ask the gate, then record, then compensate) and the follower that brings the record's steps to
+   * it. A new caller is a decision, made here; a controller or a projection never is one.
+   */
+  private static final Set<String> GATE_CALLERS =
+      Set.of(
+          "io.stockade.command.reservation.ReservingStock",
+          "io.stockade.command.reservation.EndingReservation",
+          "io.stockade.command.reservation.ExtendingReservation",
+          "io.stockade.command.reservation.RecoveringUnrecordedAdmissions",
+          "io.stockade.command.reservation.GateFollower",
+          "io.stockade.command.sku.RegisteringSku",
+          "io.stockade.command.sku.ReplenishingStock");
+
+  /** The gate knows nothing of the reservations and SKUs it admits for: they call it. */
+  @ArchTest
+  static final ArchRule admissionDoesNotDependOnItsCallers =
+      noClasses()
+          .that()
+          .resideInAPackage(ADMISSION + "..")
+          .should()
+          .dependOnClassesThat()
+          .resideInAnyPackage("io.stockade.command.reservation..", "io.stockade.command.sku..");
+
+  /**
+   * The gate (its interface and its outcome types) is used by its own package and by the listed use
+   * cases only: any other class that holds it, calls it or reads its outcomes breaks the rule.
+   */
+  @ArchTest
+  static final ArchRule onlyUseCasesUseTheGate =
+      classes()
+          .that()
+          .belongToAnyOf(AdmissionGate.class)
+          .should()
+          .onlyHaveDependentClassesThat(
+              resideInAPackage(ADMISSION + "..")
+                  .or(
+                      DescribedPredicate.describe(
+                          "are the gate's use cases " + GATE_CALLERS,
+                          javaClass -> GATE_CALLERS.contains(topLevel(javaClass).getName()))));
+
+  /**
+   * The gate's classes depend on each other in one direction only (a nested class counts as its
+   * top-level class's): the operations on the parts, the parts on the script plumbing, the rebuild
+   * and the keeper on what they share with the gate, never the other way round.
+   */
+  @ArchTest
+  static final ArchRule theGatesClassesHaveNoCycle =
+      slices().assignedFrom(classesOf(ADMISSION)).should().beFreeOfCycles();
+
+  /** One slice per top-level class of {@code pkg}; every other class is left out. */
+  private static SliceAssignment classesOf(String pkg) {
+    return new SliceAssignment() {
+      @Override
+      public SliceIdentifier getIdentifierOf(JavaClass javaClass) {
+        return javaClass.getPackageName().equals(pkg)
+            ? SliceIdentifier.of(topLevel(javaClass).getSimpleName())
+            : SliceIdentifier.ignore();
+      }
+
+      @Override
+      public String getDescription() {
+        return "the classes of " + pkg;
+      }
+    };
+  }
+
+  private static JavaClass topLevel(JavaClass javaClass) {
+    JavaClass outer = javaClass;
+    while (outer.getEnclosingClass().isPresent()) {
+      outer = outer.getEnclosingClass().get();
+    }
+    return outer;
+  }
+}
