@@ -1,0 +1,78 @@
+package io.stockade.command.admission;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Scripts cannot include each other, so every gate script repeats the epoch check that keeps a
+ * closed gate closed (the marker's epoch against the caller's). Its code must be the same in every
+ * script: a script that checked it otherwise could admit on a gate being rebuilt.
+ */
+class GateScriptPreludeTest {
+
+  private static final Path SCRIPTS = Path.of("src/main/resources/lua");
+
+  /** The scripts that run in a gate's epoch: all but the rate limits' and the rebuild's own. */
+  private static final List<String> NOT_IN_AN_EPOCH = List.of("ratelimit.lua", "restore.lua");
+
+  private static final String PRELUDE_START = "-- The gate's epoch comes first";
+
+  @Test
+  void everyGateScriptChecksTheEpochWithTheSameCodeBeforeAnythingElse() throws IOException {
+    Map<String, List<String>> preludes = new TreeMap<>();
+    try (Stream<Path> files = Files.list(SCRIPTS)) {
+      for (Path file : files.filter(path -> path.toString().endsWith(".lua")).toList()) {
+        String name = file.getFileName().toString();
+        if (!NOT_IN_AN_EPOCH.contains(name)) {
+          preludes.put(name, prelude(Files.readAllLines(file), name));
+        }
+      }
+    }
+
+    assertThat(preludes).hasSizeGreaterThanOrEqualTo(9);
+    List<String> reserve = preludes.get("reserve.lua");
+    assertThat(reserve)
+        .containsExactly(
+            "local marker = table.remove(KEYS, 1)",
+            "local gate_epoch = table.remove(ARGV, 1)",
+            "if marker == nil or gate_epoch == nil or redis.call('HGET', marker, 'epoch') ~="
+                + " gate_epoch then",
+            "  return { -1 }",
+            "end");
+    preludes.forEach(
+        (name, prelude) ->
+            assertThat(prelude).as("the epoch check of %s", name).isEqualTo(reserve));
+  }
+
+  /**
+   * The code of the script's epoch check: from its comment to the first {@code end}, comments left
+   * out; and no code comes before it.
+   */
+  private static List<String> prelude(List<String> lines, String name) {
+    int start = -1;
+    for (int i = 0; i < lines.size(); i++) {
+      if (lines.get(i).startsWith(PRELUDE_START)) {
+        start = i;
+        break;
+      }
+    }
+    assertThat(start).as("%s has the epoch check", name).isNotNegative();
+    assertThat(lines.subList(0, start))
+        .as("%s: only its header before the epoch check", name)
+        .allMatch(line -> line.isBlank() || line.startsWith("--"));
+    List<String> code =
+        lines.subList(start, lines.size()).stream()
+            .filter(line -> !line.startsWith("--"))
+            .takeWhile(line -> !line.equals("end"))
+            .toList();
+    return Stream.concat(code.stream(), Stream.of("end")).toList();
+  }
+}
