@@ -33,7 +33,7 @@ public final class RacedAppends {
       } catch (ConcurrencyException lost) {
         if (attempt == ATTEMPTS) {
           throw ProblemException.unavailable(
-              "event-store-unavailable",
+              CommandProblems.EVENT_STORE_UNAVAILABLE,
               "Other requests kept changing the same record; this one changed nothing. Retry it.",
               1);
         }

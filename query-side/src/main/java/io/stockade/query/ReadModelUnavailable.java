@@ -39,6 +39,8 @@ class ReadModelUnavailable {
     log.warn("Database unavailable: {}", exception.toString());
     return ProblemResponses.response(
         ProblemException.unavailable(
-            "read-model-unavailable", "The database cannot be read now; retry shortly.", 2));
+            QueryProblems.READ_MODEL_UNAVAILABLE,
+            "The database cannot be read now; retry shortly.",
+            2));
   }
 }

@@ -2,6 +2,7 @@ package io.stockade.command.ratelimit;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.stockade.command.CommandProblems;
 import io.stockade.platform.web.ProblemException;
 import java.math.BigDecimal;
 import java.security.Principal;
@@ -161,7 +162,7 @@ public class RateLimits {
             : Map.of("limit", kind.code());
     return new ProblemException(
         HttpStatus.TOO_MANY_REQUESTS,
-        "rate-limited",
+        CommandProblems.RATE_LIMITED,
         "Too many requests",
         detail,
         facts,

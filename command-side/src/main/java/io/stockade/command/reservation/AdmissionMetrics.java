@@ -3,6 +3,7 @@ package io.stockade.command.reservation;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.stockade.command.CommandProblems;
 import io.stockade.command.admission.AdmissionDecision;
 import java.util.function.Supplier;
 import org.springframework.stereotype.Component;
@@ -30,11 +31,11 @@ class AdmissionMetrics {
   AdmissionMetrics(MeterRegistry meters) {
     admitted = counter(meters, "admitted", "none");
     duplicate = counter(meters, "duplicate", "none");
-    reused = counter(meters, "refused", "reservation-id-reused");
-    insufficient = counter(meters, "refused", "insufficient-stock");
-    limitExceeded = counter(meters, "refused", "purchase-limit-exceeded");
-    unknownSku = counter(meters, "refused", "unknown-sku");
-    unavailable = counter(meters, "unavailable", "gate-unavailable");
+    reused = counter(meters, "refused", CommandProblems.RESERVATION_ID_REUSED);
+    insufficient = counter(meters, "refused", CommandProblems.INSUFFICIENT_STOCK);
+    limitExceeded = counter(meters, "refused", CommandProblems.PURCHASE_LIMIT_EXCEEDED);
+    unknownSku = counter(meters, "refused", CommandProblems.UNKNOWN_SKU);
+    unavailable = counter(meters, "unavailable", CommandProblems.GATE_UNAVAILABLE);
     failed = counter(meters, "failed", "recording-failed");
     gateLatency =
         Timer.builder("stockade.gate.latency")

@@ -1,11 +1,13 @@
 package io.stockade.command.reservation;
 
 import io.stockade.api.reservation.ReservationLine;
+import io.stockade.command.CommandProblems;
 import io.stockade.command.admission.AdmissionDecision;
 import io.stockade.command.ratelimit.RateLimits;
 import io.stockade.platform.logging.LoggingContext;
 import io.stockade.platform.openapi.Problem;
 import io.stockade.platform.web.Identifier;
+import io.stockade.platform.web.ProblemCodes;
 import io.stockade.platform.web.ProblemException;
 import io.stockade.platform.web.ProblemResponses;
 import io.stockade.platform.web.ProblemResponses.FieldProblem;
@@ -86,11 +88,11 @@ class ReservationController {
           "Confirmed: the units sold (every reserved one, or those the body names; the rest went"
               + " back to available stock and the user's allowance), also for a repeat",
       content = @Content(schema = @Schema(implementation = ConfirmResponse.class)))
-  @Problem(status = 400, codes = "invalid-request")
-  @Problem(status = 404, codes = "unknown-reservation")
-  @Problem(status = 409, codes = "reservation-not-active")
-  @Problem(status = 429, codes = "rate-limited")
-  @Problem(status = 503, codes = "event-store-unavailable")
+  @Problem(status = 400, codes = ProblemCodes.INVALID_REQUEST)
+  @Problem(status = 404, codes = CommandProblems.UNKNOWN_RESERVATION)
+  @Problem(status = 409, codes = CommandProblems.RESERVATION_NOT_ACTIVE)
+  @Problem(status = 429, codes = CommandProblems.RATE_LIMITED)
+  @Problem(status = 503, codes = CommandProblems.EVENT_STORE_UNAVAILABLE)
   ConfirmResponse confirm(
       @PathVariable @Identifier String reservationId,
       @RequestBody(required = false) @Valid ConfirmRequest request,
@@ -143,11 +145,11 @@ class ReservationController {
       description =
           "The hold now ends at the later of its end and now + holdSeconds, also for a repeat",
       content = @Content(schema = @Schema(implementation = ExtendResponse.class)))
-  @Problem(status = 400, codes = "invalid-request")
-  @Problem(status = 404, codes = "unknown-reservation")
-  @Problem(status = 409, codes = "reservation-not-active")
-  @Problem(status = 429, codes = "rate-limited")
-  @Problem(status = 503, codes = "event-store-unavailable")
+  @Problem(status = 400, codes = ProblemCodes.INVALID_REQUEST)
+  @Problem(status = 404, codes = CommandProblems.UNKNOWN_RESERVATION)
+  @Problem(status = 409, codes = CommandProblems.RESERVATION_NOT_ACTIVE)
+  @Problem(status = 429, codes = CommandProblems.RATE_LIMITED)
+  @Problem(status = 503, codes = CommandProblems.EVENT_STORE_UNAVAILABLE)
   ExtendResponse extend(
       @PathVariable @Identifier String reservationId,
       @RequestBody @Valid ExtendRequest request,
@@ -170,10 +172,10 @@ class ReservationController {
   }
 
   @PostMapping("/{reservationId}/release")
-  @Problem(status = 404, codes = "unknown-reservation")
-  @Problem(status = 409, codes = "reservation-not-active")
-  @Problem(status = 429, codes = "rate-limited")
-  @Problem(status = 503, codes = "event-store-unavailable")
+  @Problem(status = 404, codes = CommandProblems.UNKNOWN_RESERVATION)
+  @Problem(status = 409, codes = CommandProblems.RESERVATION_NOT_ACTIVE)
+  @Problem(status = 429, codes = CommandProblems.RATE_LIMITED)
+  @Problem(status = 503, codes = CommandProblems.EVENT_STORE_UNAVAILABLE)
   StatusResponse release(
       @PathVariable @Identifier String reservationId,
       @RequestBody(required = false) @Valid ReleaseRequest request,
@@ -209,7 +211,7 @@ class ReservationController {
   private static ProblemException notActive(String reservationId, ReservationNotActiveException e) {
     return new ProblemException(
         HttpStatus.CONFLICT,
-        "reservation-not-active",
+        CommandProblems.RESERVATION_NOT_ACTIVE,
         "Reservation not active",
         "Reservation " + reservationId + " is already " + e.status() + "; nothing was changed.",
         Map.of("reservationId", reservationId, "reservationStatus", e.status()));
@@ -218,7 +220,7 @@ class ReservationController {
   private static ProblemException unknownReservation(String reservationId) {
     return new ProblemException(
         HttpStatus.NOT_FOUND,
-        "unknown-reservation",
+        CommandProblems.UNKNOWN_RESERVATION,
         "Unknown reservation",
         "There is no reservation " + reservationId + ".",
         Map.of("reservationId", reservationId));
@@ -236,15 +238,15 @@ class ReservationController {
       responseCode = "200",
       description = "A retry with the same content",
       content = @Content(schema = @Schema(implementation = ReservationResponse.class)))
-  @Problem(status = 404, codes = "unknown-sku")
+  @Problem(status = 404, codes = CommandProblems.UNKNOWN_SKU)
   @Problem(
       status = 409,
-      codes = {"insufficient-stock", "purchase-limit-exceeded"})
-  @Problem(status = 422, codes = "reservation-id-reused")
-  @Problem(status = 429, codes = "rate-limited")
+      codes = {CommandProblems.INSUFFICIENT_STOCK, CommandProblems.PURCHASE_LIMIT_EXCEEDED})
+  @Problem(status = 422, codes = CommandProblems.RESERVATION_ID_REUSED)
+  @Problem(status = 429, codes = CommandProblems.RATE_LIMITED)
   @Problem(
       status = 503,
-      codes = {"gate-unavailable", "event-store-unavailable"})
+      codes = {CommandProblems.GATE_UNAVAILABLE, CommandProblems.EVENT_STORE_UNAVAILABLE})
   ResponseEntity<?> reserve(@RequestBody @Valid ReserveRequest request, Principal caller) {
     LoggingContext.reservation(request.reservationId());
     List<ReserveRequest.MergedLine> merged = request.mergedLines();
@@ -262,7 +264,7 @@ class ReservationController {
       decision = reservingStock.reserve(request.reservationId(), request.userId(), lines, hold);
     } catch (RecordingFailedException e) {
       throw ProblemException.unavailable(
-          "event-store-unavailable",
+          CommandProblems.EVENT_STORE_UNAVAILABLE,
           "The reservation could not be recorded; nothing was sold. Retry with the same reservationId.",
           1);
     }
@@ -296,7 +298,7 @@ class ReservationController {
       return ProblemResponses.response(
           new ProblemException(
               HttpStatus.UNPROCESSABLE_CONTENT,
-              "reservation-id-reused",
+              CommandProblems.RESERVATION_ID_REUSED,
               "Reservation id reused",
               "Reservation " + request.reservationId() + " exists with other content.",
               Map.of("reservationId", request.reservationId())));
@@ -307,7 +309,7 @@ class ReservationController {
       return ProblemResponses.response(
           new ProblemException(
               HttpStatus.CONFLICT,
-              "insufficient-stock",
+              CommandProblems.INSUFFICIENT_STOCK,
               "Insufficient stock",
               "Not enough stock of SKU " + insufficient.skuId() + "; nothing was reserved.",
               Map.of("skuId", insufficient.skuId(), "lineIndex", insufficient.lineIndex())));
@@ -318,7 +320,7 @@ class ReservationController {
       return ProblemResponses.response(
           new ProblemException(
               HttpStatus.CONFLICT,
-              "purchase-limit-exceeded",
+              CommandProblems.PURCHASE_LIMIT_EXCEEDED,
               "Purchase limit exceeded",
               "User "
                   + request.userId()
@@ -339,7 +341,7 @@ class ReservationController {
       return ProblemResponses.response(
           new ProblemException(
               HttpStatus.NOT_FOUND,
-              "unknown-sku",
+              CommandProblems.UNKNOWN_SKU,
               "Unknown SKU",
               "SKU " + unknown.skuId() + " is not registered; nothing was reserved.",
               Map.of("skuId", unknown.skuId(), "lineIndex", unknown.lineIndex())));
@@ -349,7 +351,7 @@ class ReservationController {
     public ResponseEntity<?> unavailable(AdmissionDecision.Unavailable unavailable) {
       return ProblemResponses.response(
           ProblemException.unavailable(
-              "gate-unavailable",
+              CommandProblems.GATE_UNAVAILABLE,
               "The admission gate cannot decide safely now; nothing was reserved.",
               1));
     }

@@ -3,6 +3,7 @@ package io.stockade.command.sku;
 import io.stockade.api.sku.RegisterSkuCommand;
 import io.stockade.api.sku.ReplenishStockCommand;
 import io.stockade.api.sku.SkuState;
+import io.stockade.command.CommandProblems;
 import io.stockade.command.admission.GateUnavailableException;
 import io.stockade.platform.openapi.Problem;
 import io.stockade.platform.web.Identifier;
@@ -47,9 +48,9 @@ class SkuController {
       responseCode = "200",
       description = "A repeat of an applied replenishment",
       useReturnTypeSchema = true)
-  @Problem(status = 404, codes = "unknown-sku")
-  @Problem(status = 422, codes = "replenishment-id-reused")
-  @Problem(status = 503, codes = "event-store-unavailable")
+  @Problem(status = 404, codes = CommandProblems.UNKNOWN_SKU)
+  @Problem(status = 422, codes = CommandProblems.REPLENISHMENT_ID_REUSED)
+  @Problem(status = 503, codes = CommandProblems.EVENT_STORE_UNAVAILABLE)
   ResponseEntity<SkuResponse> replenish(
       @PathVariable @Identifier String skuId, @RequestBody @Valid ReplenishRequest request) {
     SkuState state;
@@ -60,14 +61,14 @@ class SkuController {
     } catch (AggregateNotFoundException e) {
       throw new ProblemException(
           HttpStatus.NOT_FOUND,
-          "unknown-sku",
+          CommandProblems.UNKNOWN_SKU,
           "Unknown SKU",
           "SKU " + skuId + " is not registered; nothing was replenished.",
           Map.of("skuId", skuId));
     } catch (ReplenishmentIdReusedException e) {
       throw new ProblemException(
           HttpStatus.UNPROCESSABLE_CONTENT,
-          "replenishment-id-reused",
+          CommandProblems.REPLENISHMENT_ID_REUSED,
           "Replenishment id reused",
           "Replenishment "
               + request.replenishmentId()
@@ -109,8 +110,8 @@ class SkuController {
       responseCode = "200",
       description = "An identical repeat",
       useReturnTypeSchema = true)
-  @Problem(status = 409, codes = "sku-already-registered")
-  @Problem(status = 503, codes = "gate-unavailable")
+  @Problem(status = 409, codes = CommandProblems.SKU_ALREADY_REGISTERED)
+  @Problem(status = 503, codes = CommandProblems.GATE_UNAVAILABLE)
   ResponseEntity<SkuResponse> register(
       @PathVariable @Identifier String skuId, @RequestBody @Valid RegisterSkuRequest request) {
     SkuState state;
@@ -123,7 +124,7 @@ class SkuController {
       throw alreadyRegistered(e.existing());
     } catch (GateUnavailableException e) {
       throw ProblemException.unavailable(
-          "gate-unavailable",
+          CommandProblems.GATE_UNAVAILABLE,
           "The SKU is recorded but the admission gate could not be seeded; repeat the request.",
           1);
     }
@@ -141,7 +142,7 @@ class SkuController {
     facts.put("buckets", existing.buckets());
     return new ProblemException(
         HttpStatus.CONFLICT,
-        "sku-already-registered",
+        CommandProblems.SKU_ALREADY_REGISTERED,
         "SKU already registered",
         "SKU " + existing.skuId() + " is already registered with other values.",
         facts);

@@ -1,6 +1,7 @@
 package io.stockade.platform.openapi;
 
 import io.stockade.platform.security.ApiAccessRules;
+import io.stockade.platform.web.ProblemCodes;
 import io.swagger.v3.oas.models.Components;
 import io.swagger.v3.oas.models.OpenAPI;
 import io.swagger.v3.oas.models.info.Info;
@@ -102,9 +103,9 @@ public class OpenApiConfiguration {
   OperationCustomizer stockadeProblems() {
     return (operation, handler) -> {
       Map<Integer, List<String>> codes = new TreeMap<>();
-      codes.computeIfAbsent(400, s -> new ArrayList<>()).add("invalid-request");
-      codes.computeIfAbsent(401, s -> new ArrayList<>()).add("unauthorized");
-      codes.computeIfAbsent(403, s -> new ArrayList<>()).add("forbidden");
+      codes.computeIfAbsent(400, s -> new ArrayList<>()).add(ProblemCodes.INVALID_REQUEST);
+      codes.computeIfAbsent(401, s -> new ArrayList<>()).add(ProblemCodes.UNAUTHORIZED);
+      codes.computeIfAbsent(403, s -> new ArrayList<>()).add(ProblemCodes.FORBIDDEN);
       for (Problem problem : handler.getMethod().getAnnotationsByType(Problem.class)) {
         codes
             .computeIfAbsent(problem.status(), s -> new ArrayList<>())

@@ -1,5 +1,6 @@
 package io.stockade.platform.security;
 
+import io.stockade.platform.web.ProblemCodes;
 import io.stockade.platform.web.ProblemException;
 import io.stockade.platform.web.ProblemResponses;
 import jakarta.servlet.ServletException;
@@ -50,7 +51,13 @@ final class SecurityProblems
                 + " key; nothing was changed."
             : "This request needs a bearer token (Authorization: Bearer <JWT>); nothing was"
                 + " changed.";
-    write(request, response, HttpStatus.UNAUTHORIZED, "unauthorized", "Unauthorized", detail);
+    write(
+        request,
+        response,
+        HttpStatus.UNAUTHORIZED,
+        ProblemCodes.UNAUTHORIZED,
+        "Unauthorized",
+        detail);
   }
 
   @Override
@@ -62,7 +69,7 @@ final class SecurityProblems
         request,
         response,
         HttpStatus.FORBIDDEN,
-        "forbidden",
+        ProblemCodes.FORBIDDEN,
         "Forbidden",
         "The token's roles do not allow this request; nothing was changed.");
   }

@@ -55,7 +55,7 @@ public class ProblemResponses extends ResponseEntityExceptionHandler {
   public static ProblemException invalidRequest(List<FieldProblem> errors) {
     return new ProblemException(
         HttpStatus.BAD_REQUEST,
-        "invalid-request",
+        ProblemCodes.INVALID_REQUEST,
         "Invalid request",
         "The request is malformed or breaks a rule; nothing was changed.",
         Map.of("errors", List.copyOf(errors)));

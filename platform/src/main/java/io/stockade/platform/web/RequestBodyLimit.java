@@ -33,7 +33,7 @@ final class RequestBodyLimit extends OncePerRequestFilter {
   static ProblemException tooLarge(long maxBytes) {
     return new ProblemException(
         HttpStatus.CONTENT_TOO_LARGE,
-        "body-too-large",
+        ProblemCodes.BODY_TOO_LARGE,
         "Body too large",
         "The request body is larger than " + maxBytes + " bytes; nothing was changed.",
         Map.of("maxBytes", maxBytes));

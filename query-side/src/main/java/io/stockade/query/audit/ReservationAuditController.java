@@ -4,6 +4,7 @@ import io.stockade.api.reservation.ReservationEvent;
 import io.stockade.platform.openapi.Problem;
 import io.stockade.platform.web.Identifier;
 import io.stockade.platform.web.ProblemException;
+import io.stockade.query.QueryProblems;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -31,7 +32,7 @@ class ReservationAuditController {
   }
 
   @GetMapping("/{reservationId}")
-  @Problem(status = 404, codes = "unknown-reservation")
+  @Problem(status = 404, codes = QueryProblems.UNKNOWN_RESERVATION)
   List<AuditedEvent> history(@PathVariable @Identifier String reservationId) {
     List<AuditedEvent> history = new ArrayList<>();
     // From sequence 0: the whole stream, never a snapshot in its place.
@@ -51,7 +52,7 @@ class ReservationAuditController {
     if (history.isEmpty()) {
       throw new ProblemException(
           HttpStatus.NOT_FOUND,
-          "unknown-reservation",
+          QueryProblems.UNKNOWN_RESERVATION,
           "Unknown reservation",
           "The event store holds no event of reservation " + reservationId + ".",
           Map.of("reservationId", reservationId));

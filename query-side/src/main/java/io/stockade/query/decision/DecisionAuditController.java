@@ -6,6 +6,7 @@ import io.stockade.platform.web.Identifier;
 import io.stockade.platform.web.ProblemException;
 import io.stockade.platform.web.ProblemResponses;
 import io.stockade.platform.web.ProblemResponses.FieldProblem;
+import io.stockade.query.QueryProblems;
 import io.stockade.query.decision.DecisionPages.Window;
 import io.stockade.query.decision.GateDecisions.SkuRow;
 import io.swagger.v3.oas.annotations.Parameter;
@@ -124,8 +125,8 @@ class DecisionAuditController {
    * within a millisecond; the buckets of a SKU in buckets merged by time.
    */
   @GetMapping("/api/audit/skus/{skuId}/decisions")
-  @Problem(status = 404, codes = "unknown-sku")
-  @Problem(status = 503, codes = "replay-in-progress")
+  @Problem(status = 404, codes = QueryProblems.UNKNOWN_SKU)
+  @Problem(status = 503, codes = QueryProblems.REPLAY_IN_PROGRESS)
   SkuDecisions ofSku(
       @PathVariable @Identifier String skuId,
       @RequestParam(required = false) String from,
@@ -153,7 +154,7 @@ class DecisionAuditController {
                 () ->
                     new ProblemException(
                         HttpStatus.NOT_FOUND,
-                        "unknown-sku",
+                        QueryProblems.UNKNOWN_SKU,
                         "Unknown SKU",
                         "SKU "
                             + skuId

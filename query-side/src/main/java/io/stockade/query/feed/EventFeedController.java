@@ -3,6 +3,7 @@ package io.stockade.query.feed;
 import io.stockade.platform.openapi.Problem;
 import io.stockade.platform.web.ProblemResponses;
 import io.stockade.platform.web.ProblemResponses.FieldProblem;
+import io.stockade.query.QueryProblems;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
 import io.swagger.v3.oas.annotations.media.Content;
@@ -54,7 +55,7 @@ class EventFeedController {
               + " one; ask again."
               + FEED)
   @ApiResponse(responseCode = "200", description = "A page of the feed", useReturnTypeSchema = true)
-  @Problem(status = 503, codes = "read-model-unavailable")
+  @Problem(status = 503, codes = QueryProblems.READ_MODEL_UNAVAILABLE)
   FeedPage events(
       @Parameter(description = "the position of the last event already seen; 0 for the first")
           @RequestParam(defaultValue = "0")
@@ -83,7 +84,7 @@ class EventFeedController {
               schema = @Schema(implementation = FeedEvent.class)))
   @Problem(
       status = 503,
-      codes = {"too-many-streams", "read-model-unavailable"})
+      codes = {QueryProblems.TOO_MANY_STREAMS, QueryProblems.READ_MODEL_UNAVAILABLE})
   SseEmitter stream(
       @Parameter(description = "the position of the last event already seen; 0 for the first")
           @RequestParam(defaultValue = "0")

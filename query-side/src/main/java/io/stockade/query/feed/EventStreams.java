@@ -1,6 +1,7 @@
 package io.stockade.query.feed;
 
 import io.stockade.platform.web.ProblemException;
+import io.stockade.query.QueryProblems;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Set;
@@ -104,7 +105,7 @@ class EventStreams implements DisposableBean {
   SseEmitter subscribe(long after) {
     if (!places.tryAcquire()) {
       throw ProblemException.unavailable(
-          "too-many-streams",
+          QueryProblems.TOO_MANY_STREAMS,
           "This instance streams events to as many subscribers as it may; retry shortly, or read"
               + " GET /api/events.",
           5);

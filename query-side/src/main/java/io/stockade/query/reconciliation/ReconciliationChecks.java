@@ -1,6 +1,7 @@
 package io.stockade.query.reconciliation;
 
 import io.stockade.platform.web.ProblemException;
+import io.stockade.query.QueryProblems;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -118,7 +119,7 @@ class ReconciliationChecks implements SmartLifecycle, DisposableBean {
       Checked before = full && latestFull != null ? latestFull : latest;
       long retryAfter = before == null ? 1 : Math.max(1, (before.took().toMillis() + 999) / 1000);
       throw ProblemException.unavailable(
-          "reconciliation-running",
+          QueryProblems.RECONCILIATION_RUNNING,
           "A reconciliation check is running and has not ended within "
               + requestWait
               + "; its report is served once it ends.",
@@ -131,7 +132,9 @@ class ReconciliationChecks implements SmartLifecycle, DisposableBean {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw ProblemException.unavailable(
-          "reconciliation-running", "The service is stopping; retry on another instance.", 1);
+          QueryProblems.RECONCILIATION_RUNNING,
+          "The service is stopping; retry on another instance.",
+          1);
     }
   }
 
@@ -147,7 +150,7 @@ class ReconciliationChecks implements SmartLifecycle, DisposableBean {
         next = null;
         check.completeExceptionally(
             ProblemException.unavailable(
-                "reconciliation-running",
+                QueryProblems.RECONCILIATION_RUNNING,
                 "The service is stopping; retry on another instance.",
                 1));
       }

@@ -3,6 +3,7 @@ package io.stockade.query.reconciliation;
 import io.stockade.platform.openapi.Problem;
 import io.stockade.platform.web.Identifier;
 import io.stockade.platform.web.ProblemException;
+import io.stockade.query.QueryProblems;
 import java.util.Map;
 import org.springframework.http.HttpStatus;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -28,7 +29,7 @@ class ReconciliationController {
   @GetMapping
   @Problem(
       status = 503,
-      codes = {"reconciliation-running", "read-model-unavailable"})
+      codes = {QueryProblems.RECONCILIATION_RUNNING, QueryProblems.READ_MODEL_UNAVAILABLE})
   ReconciliationReport report(@RequestParam(defaultValue = "false") boolean full) {
     return checks
         .report(false, full)
@@ -37,10 +38,10 @@ class ReconciliationController {
 
   /** The same report, narrowed to one SKU and the reservation mismatches naming it. */
   @GetMapping("/skus/{skuId}")
-  @Problem(status = 404, codes = "unknown-sku")
+  @Problem(status = 404, codes = QueryProblems.UNKNOWN_SKU)
   @Problem(
       status = 503,
-      codes = {"reconciliation-running", "read-model-unavailable"})
+      codes = {QueryProblems.RECONCILIATION_RUNNING, QueryProblems.READ_MODEL_UNAVAILABLE})
   ReconciliationReport sku(
       @PathVariable @Identifier String skuId, @RequestParam(defaultValue = "false") boolean full) {
     ReconciliationReport report = narrowed(checks.report(false, full), skuId);
@@ -52,7 +53,7 @@ class ReconciliationController {
     if (report.skus().isEmpty()) {
       throw new ProblemException(
           HttpStatus.NOT_FOUND,
-          "unknown-sku",
+          QueryProblems.UNKNOWN_SKU,
           "Unknown SKU",
           "SKU "
               + skuId

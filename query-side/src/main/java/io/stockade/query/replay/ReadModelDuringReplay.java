@@ -1,6 +1,7 @@
 package io.stockade.query.replay;
 
 import io.stockade.platform.web.ProblemException;
+import io.stockade.query.QueryProblems;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import org.springframework.context.annotation.Configuration;
@@ -33,7 +34,7 @@ class ReadModelDuringReplay implements WebMvcConfigurer {
                   HttpServletRequest request, HttpServletResponse response, Object handler) {
                 if (replays.running()) {
                   throw ProblemException.unavailable(
-                      "replay-in-progress",
+                      QueryProblems.REPLAY_IN_PROGRESS,
                       "The read models are being rebuilt from the event stream; retry shortly.",
                       1);
                 }

@@ -2,6 +2,7 @@ package io.stockade.query.replay;
 
 import io.stockade.platform.openapi.Problem;
 import io.stockade.platform.web.ProblemException;
+import io.stockade.query.QueryProblems;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import jakarta.validation.constraints.Pattern;
 import java.util.Map;
@@ -31,7 +32,7 @@ class ReplayController {
 
   @PostMapping
   @ApiResponse(responseCode = "202", description = "Started", useReturnTypeSchema = true)
-  @Problem(status = 409, codes = "replay-in-progress")
+  @Problem(status = 409, codes = QueryProblems.REPLAY_IN_PROGRESS)
   ResponseEntity<Started> start() {
     Replays.Replay replay =
         replays
@@ -40,7 +41,7 @@ class ReplayController {
                 () ->
                     new ProblemException(
                         HttpStatus.CONFLICT,
-                        "replay-in-progress",
+                        QueryProblems.REPLAY_IN_PROGRESS,
                         "A replay is running",
                         "The read models are being rebuilt already; follow the running replay.",
                         Map.of()));
@@ -48,7 +49,7 @@ class ReplayController {
   }
 
   @GetMapping("/{replayId}")
-  @Problem(status = 404, codes = "unknown-replay")
+  @Problem(status = 404, codes = QueryProblems.UNKNOWN_REPLAY)
   Replays.Replay find(@PathVariable @Pattern(regexp = "[A-Za-z0-9-]{1,64}") String replayId) {
     return replays
         .find(replayId)
@@ -56,7 +57,7 @@ class ReplayController {
             () ->
                 new ProblemException(
                     HttpStatus.NOT_FOUND,
-                    "unknown-replay",
+                    QueryProblems.UNKNOWN_REPLAY,
                     "Unknown replay",
                     "No replay " + replayId + " is known.",
                     Map.of("replayId", replayId)));

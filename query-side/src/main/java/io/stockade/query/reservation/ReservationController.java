@@ -5,6 +5,7 @@ import io.stockade.api.reservation.ReservationView;
 import io.stockade.platform.openapi.Problem;
 import io.stockade.platform.web.Identifier;
 import io.stockade.platform.web.ProblemException;
+import io.stockade.query.QueryProblems;
 import java.util.Map;
 import org.axonframework.messaging.responsetypes.ResponseTypes;
 import org.axonframework.queryhandling.QueryGateway;
@@ -25,8 +26,8 @@ class ReservationController {
   }
 
   @GetMapping("/{reservationId}")
-  @Problem(status = 404, codes = "unknown-reservation")
-  @Problem(status = 503, codes = "replay-in-progress")
+  @Problem(status = 404, codes = QueryProblems.UNKNOWN_RESERVATION)
+  @Problem(status = 503, codes = QueryProblems.REPLAY_IN_PROGRESS)
   ReservationView reservation(@PathVariable @Identifier String reservationId) {
     return queries
         .query(
@@ -37,7 +38,7 @@ class ReservationController {
             () ->
                 new ProblemException(
                     HttpStatus.NOT_FOUND,
-                    "unknown-reservation",
+                    QueryProblems.UNKNOWN_RESERVATION,
                     "Unknown reservation",
                     "Reservation " + reservationId + " is not in the read model.",
                     Map.of("reservationId", reservationId)));

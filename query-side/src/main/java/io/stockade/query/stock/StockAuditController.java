@@ -2,7 +2,9 @@ package io.stockade.query.stock;
 
 import io.stockade.platform.openapi.Problem;
 import io.stockade.platform.web.Identifier;
+import io.stockade.platform.web.ProblemCodes;
 import io.stockade.platform.web.ProblemException;
+import io.stockade.query.QueryProblems;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import java.time.Clock;
@@ -56,8 +58,8 @@ class StockAuditController {
   }
 
   @GetMapping("/{skuId}")
-  @Problem(status = 404, codes = "unknown-sku")
-  @Problem(status = 503, codes = "replay-in-progress")
+  @Problem(status = 404, codes = QueryProblems.UNKNOWN_SKU)
+  @Problem(status = 503, codes = QueryProblems.REPLAY_IN_PROGRESS)
   SkuAudit audit(
       @PathVariable @Identifier String skuId,
       @RequestParam(required = false) String at,
@@ -67,7 +69,7 @@ class StockAuditController {
     if (!stockLevels.registered(skuId)) {
       throw new ProblemException(
           HttpStatus.NOT_FOUND,
-          "unknown-sku",
+          QueryProblems.UNKNOWN_SKU,
           "Unknown SKU",
           "SKU " + skuId + " is not in the read model.",
           Map.of("skuId", skuId));
@@ -122,7 +124,7 @@ class StockAuditController {
   private static ProblemException invalidAt(String detail, String message) {
     return new ProblemException(
         HttpStatus.BAD_REQUEST,
-        "invalid-request",
+        ProblemCodes.INVALID_REQUEST,
         "Invalid request",
         detail,
         Map.of("errors", List.of(Map.of("field", "at", "message", message))));

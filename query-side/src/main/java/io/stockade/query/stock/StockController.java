@@ -6,6 +6,7 @@ import io.stockade.api.stock.StockLevel;
 import io.stockade.platform.openapi.Problem;
 import io.stockade.platform.web.Identifier;
 import io.stockade.platform.web.ProblemException;
+import io.stockade.query.QueryProblems;
 import jakarta.validation.constraints.NotEmpty;
 import jakarta.validation.constraints.Size;
 import java.util.List;
@@ -34,8 +35,8 @@ class StockController {
   }
 
   @GetMapping("/{skuId}")
-  @Problem(status = 404, codes = "unknown-sku")
-  @Problem(status = 503, codes = "replay-in-progress")
+  @Problem(status = 404, codes = QueryProblems.UNKNOWN_SKU)
+  @Problem(status = 503, codes = QueryProblems.REPLAY_IN_PROGRESS)
   StockLevel stock(@PathVariable @Identifier String skuId) {
     return queries
         .query(new FindStockQuery(skuId), ResponseTypes.optionalInstanceOf(StockLevel.class))
@@ -46,7 +47,7 @@ class StockController {
   private static ProblemException unknown(String skuId) {
     return new ProblemException(
         HttpStatus.NOT_FOUND,
-        "unknown-sku",
+        QueryProblems.UNKNOWN_SKU,
         "Unknown SKU",
         "SKU " + skuId + " is not in the read model.",
         Map.of("skuId", skuId));
@@ -54,14 +55,14 @@ class StockController {
 
   /** Server-sent {@code stock} events: the SKU's numbers now, then after every change. */
   @GetMapping(path = "/{skuId}/stream", produces = MediaType.TEXT_EVENT_STREAM_VALUE)
-  @Problem(status = 404, codes = "unknown-sku")
-  @Problem(status = 503, codes = "replay-in-progress")
+  @Problem(status = 404, codes = QueryProblems.UNKNOWN_SKU)
+  @Problem(status = 503, codes = QueryProblems.REPLAY_IN_PROGRESS)
   SseEmitter stream(@PathVariable @Identifier String skuId) {
     return streams.subscribe(skuId).orElseThrow(() -> unknown(skuId));
   }
 
   @GetMapping
-  @Problem(status = 503, codes = "replay-in-progress")
+  @Problem(status = 503, codes = QueryProblems.REPLAY_IN_PROGRESS)
   List<StockLevel> stock(@RequestParam @NotEmpty @Size(max = 100) List<@Identifier String> skuIds) {
     return queries
         .query(
