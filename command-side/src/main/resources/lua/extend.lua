@@ -1,6 +1,6 @@
 -- Admission gate: move the end of a reserved admission's hold (its reservation was extended).
 --
--- KEYS[1]      intent record of the reservation's part (hash)  stockade:{<t>}:reservation:<id>
+-- KEYS[1]      intent record of the reservation's part (hash)  stockade:{<t>}:reservation:<reservationId>
 -- ARGV[1]      the admission's sequence number, as the record holds it (StockReserved)
 -- ARGV[2]      the admission's gate epoch, as the record holds it (StockReserved)
 -- ARGV[3]      the hold's new end, epoch milliseconds (ReservationExtended)

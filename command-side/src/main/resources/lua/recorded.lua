@@ -1,7 +1,7 @@
 -- Admission gate: take a reservation's part off the pending list once its event is stored (or once
 -- the recovery sweeper has settled it), for the admission the caller names and no other.
 --
--- KEYS[1]      intent record of the reservation (hash)   stockade:{<t>}:reservation:<id>
+-- KEYS[1]      intent record of the reservation (hash)   stockade:{<t>}:reservation:<reservationId>
 -- KEYS[2]      admitted, not yet known to be recorded    stockade:{<t>}:gate:pending
 -- ARGV[1]      the admission's sequence number; 0: the caller found no intent, and clears a
 --              pending entry left without one

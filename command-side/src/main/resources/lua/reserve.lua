@@ -5,7 +5,7 @@
 -- the next sequence number, the others are given it (ARGV[5]); a part that is refused makes the
 -- caller withdraw the parts it took (withdraw.lua).
 --
--- KEYS[1]          intent record of the reservation's part (hash)  stockade:{<t>}:reservation:<id>
+-- KEYS[1]          intent record of the reservation's part (hash)  stockade:{<t>}:reservation:<reservationId>
 -- KEYS[2]          admission sequence (string counter)             stockade:{<t>}:gate:sequence
 -- KEYS[3]          admitted, not yet known to be recorded          stockade:{<t>}:gate:pending
 --                  (sorted set: intent keys scored by the admission's time by this Redis's

@@ -1,6 +1,6 @@
 -- Admission gate: end a reservation, by confirming it (payment succeeded) or releasing it.
 --
--- KEYS[1]      intent record of the reservation (hash)   stockade:{<t>}:reservation:<id>
+-- KEYS[1]      intent record of the reservation (hash)   stockade:{<t>}:reservation:<reservationId>
 -- KEYS[2i]     counters of the SKU of line i (hash)      stockade:{<t>}:sku:<skuId>
 -- KEYS[2i+1]   units each user holds of that SKU (hash)  stockade:{<t>}:sku:<skuId>:holders
 --              for i = 1..n, in the order of the intent's lines

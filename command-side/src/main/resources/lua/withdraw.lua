@@ -1,7 +1,7 @@
 -- Admission gate: withdraw an admission whose storing failed before its transaction could commit,
 -- so that its units are back at once instead of after the recovery sweeper's bound.
 --
--- KEYS[1]      intent record of the reservation (hash)   stockade:{<t>}:reservation:<id>
+-- KEYS[1]      intent record of the reservation (hash)   stockade:{<t>}:reservation:<reservationId>
 -- KEYS[2]      admitted, not yet known to be recorded    stockade:{<t>}:gate:pending
 -- KEYS[3]      the partition's decisions (stream)        stockade:{<t>}:gate:decisions
 --              a withdrawal appends "<sequence> <epoch> W <userId> <reservationId>" then

@@ -26,6 +26,13 @@ final class GateKeys implements AutoCloseable {
   private static final String HOST = "127.0.0.1";
   private static final Pattern TAG = Pattern.compile("^stockade:\\{g(\\d+)(?:\\.\\d+)?}:");
 
+  /** The keys it reads, as docs/design.md writes them ({@code GateKeysLayoutTest} checks it). */
+  static final String COUNTERS = "stockade:{<t>}:sku:<skuId>";
+
+  static final String PENDING = "stockade:{<t>}:gate:pending";
+
+  static final String MOVES_OUT = "stockade:{<t>}:gate:moves-out";
+
   private final RedisClient client = RedisClient.create();
   private final List<Integer> masters;
 
@@ -54,6 +61,11 @@ final class GateKeys implements AutoCloseable {
     }
   }
 
+  /** A SCAN pattern of the key in every partition (braces are literal in a pattern). */
+  static String every(String shape) {
+    return shape.replace("<t>", "*");
+  }
+
   /** Every counters hash of the SKU ({@code stockade:{<t>}:sku:<skuId>}), on every master. */
   List<Bucket> buckets(String skuId) {
     List<Bucket> buckets = new ArrayList<>();
@@ -61,7 +73,7 @@ final class GateKeys implements AutoCloseable {
       onMaster(
           master,
           redis -> {
-            for (String key : scan(redis, "stockade:{*}:sku:" + skuId)) {
+            for (String key : scan(redis, every(COUNTERS).replace("<skuId>", skuId))) {
               buckets.add(new Bucket(master, partitionOf(key), key, redis.hgetall(key)));
             }
             return null;
@@ -100,9 +112,7 @@ final class GateKeys implements AutoCloseable {
     for (int master : masters) {
       pending +=
           onMaster(
-              master,
-              redis ->
-                  scan(redis, "stockade:{*}:gate:pending").stream().mapToLong(redis::zcard).sum());
+              master, redis -> scan(redis, every(PENDING)).stream().mapToLong(redis::zcard).sum());
     }
     return pending;
   }
@@ -114,7 +124,7 @@ final class GateKeys implements AutoCloseable {
       onMaster(
           master,
           redis -> {
-            for (String key : scan(redis, "stockade:{*}:gate:pending")) {
+            for (String key : scan(redis, every(PENDING))) {
               for (String intent : redis.zrange(key, 0, -1)) {
                 ids.add(
                     intent.substring(intent.indexOf(":reservation:") + ":reservation:".length()));
@@ -133,10 +143,7 @@ final class GateKeys implements AutoCloseable {
       transfers +=
           onMaster(
               master,
-              redis ->
-                  scan(redis, "stockade:{*}:gate:moves-out").stream()
-                      .mapToLong(redis::zcard)
-                      .sum());
+              redis -> scan(redis, every(MOVES_OUT)).stream().mapToLong(redis::zcard).sum());
     }
     return transfers;
   }
