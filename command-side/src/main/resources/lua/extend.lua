@@ -36,8 +36,21 @@ local admission_epoch = ARGV[2]
 if admission_epoch == nil or not string.match(admission_epoch, '^%-?%d+$') then
   return redis.error_reply('ERR_ARGUMENT admission epoch')
 end
-local expires = ARGV[3]
-if expires == nil or not string.match(expires, '^%d+$') or tonumber(expires) > 9007199254740991 then
+local MAX = 9007199254740991
+
+local function integer(value, min, max)
+  if value == nil or not string.match(value, '^%-?%d+$') then
+    return nil
+  end
+  local number = tonumber(value)
+  if number == nil or number < min or number > (max or MAX) then
+    return nil
+  end
+  return number
+end
+
+local expires = integer(ARGV[3], 0)
+if expires == nil then
   return redis.error_reply('ERR_ARGUMENT expiresAt')
 end
 if #KEYS ~= 1 then

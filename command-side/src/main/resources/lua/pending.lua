@@ -29,12 +29,12 @@ end
 
 local MAX = 9007199254740991
 
-local function integer(value, min)
-  if value == nil or not string.match(value, '^%d+$') then
+local function integer(value, min, max)
+  if value == nil or not string.match(value, '^%-?%d+$') then
     return nil
   end
   local number = tonumber(value)
-  if number == nil or number < min or number > MAX then
+  if number == nil or number < min or number > (max or MAX) then
     return nil
   end
   return number

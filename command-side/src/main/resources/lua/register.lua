@@ -24,12 +24,14 @@ if marker == nil or gate_epoch == nil or redis.call('HGET', marker, 'epoch') ~= 
   return { -1 }
 end
 
-local function integer(value, min)
+local MAX = 9007199254740991
+
+local function integer(value, min, max)
   if value == nil or not string.match(value, '^%-?%d+$') then
     return nil
   end
   local number = tonumber(value)
-  if number == nil or number < min or number > 9007199254740991 then
+  if number == nil or number < min or number > (max or MAX) then
     return nil
   end
   return number

@@ -28,9 +28,21 @@ local id = ARGV[1]
 if id == nil or #id < 1 or #id > 64 or not string.match(id, '^[%w%._%-]+$') then
   return redis.error_reply('ERR_ARGUMENT replenishmentId')
 end
-local quantity = ARGV[2]
-if quantity == nil or not string.match(quantity, '^%d+$') or tonumber(quantity) < 1
-    or tonumber(quantity) > 9007199254740991 then
+local MAX = 9007199254740991
+
+local function integer(value, min, max)
+  if value == nil or not string.match(value, '^%-?%d+$') then
+    return nil
+  end
+  local number = tonumber(value)
+  if number == nil or number < min or number > (max or MAX) then
+    return nil
+  end
+  return number
+end
+
+local quantity = integer(ARGV[2], 1)
+if quantity == nil then
   return redis.error_reply('ERR_ARGUMENT quantity')
 end
 quantity = tonumber(quantity)

@@ -96,12 +96,14 @@ local function argument_error(reason)
   return redis.error_reply('ERR_ARGUMENT ' .. reason)
 end
 
+local MAX = 9007199254740991
+
 local function integer(value, min, max)
   if value == nil or not string.match(value, '^%-?%d+$') then
     return nil
   end
   local number = tonumber(value)
-  if number == nil or number < min or number > max then
+  if number == nil or number < min or number > (max or MAX) then
     return nil
   end
   return number

@@ -60,9 +60,21 @@ local admission_epoch = ARGV[3]
 if admission_epoch == nil or not string.match(admission_epoch, '^%-?%d+$') then
   return redis.error_reply('ERR_ARGUMENT admission epoch')
 end
-local retention = ARGV[4]
-if retention == nil or not string.match(retention, '^%d+$') or tonumber(retention) < 1
-    or tonumber(retention) > 9007199254740991 then
+local MAX = 9007199254740991
+
+local function integer(value, min, max)
+  if value == nil or not string.match(value, '^%-?%d+$') then
+    return nil
+  end
+  local number = tonumber(value)
+  if number == nil or number < min or number > (max or MAX) then
+    return nil
+  end
+  return number
+end
+
+local retention = integer(ARGV[4], 1)
+if retention == nil then
   return redis.error_reply('ERR_ARGUMENT retention')
 end
 if ARGV[5] == nil then

@@ -52,8 +52,21 @@ end
 if ARGV[3] == nil then
   return redis.error_reply('ERR_ARGUMENT lines')
 end
-local backlog = ARGV[4]
-if backlog == nil or not string.match(backlog, '^%d+$') or tonumber(backlog) < 1 then
+local MAX = 9007199254740991
+
+local function integer(value, min, max)
+  if value == nil or not string.match(value, '^%-?%d+$') then
+    return nil
+  end
+  local number = tonumber(value)
+  if number == nil or number < min or number > (max or MAX) then
+    return nil
+  end
+  return number
+end
+
+local backlog = integer(ARGV[4], 1)
+if backlog == nil then
   return redis.error_reply('ERR_ARGUMENT backlog')
 end
 local reservation = string.match(KEYS[1], ':reservation:(.+)$')

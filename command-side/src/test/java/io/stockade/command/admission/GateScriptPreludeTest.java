@@ -53,6 +53,63 @@ class GateScriptPreludeTest {
   }
 
   /**
+   * The helpers the scripts repeat, since they cannot share them: wherever one is defined, its code
+   * is reserve.lua's (integer parsing with the 2^53 - 1 bound Lua's numbers hold exactly, the ids'
+   * check), and no script parses an integer argument its own way instead.
+   */
+  @Test
+  void everyScriptThatDefinesAHelperDefinesItAsReserveDoes() throws IOException {
+    Map<String, String> scripts = new TreeMap<>();
+    try (Stream<Path> files = Files.list(SCRIPTS)) {
+      for (Path file : files.filter(path -> path.toString().endsWith(".lua")).toList()) {
+        scripts.put(file.getFileName().toString(), Files.readString(file));
+      }
+    }
+    String reserve = scripts.get("reserve.lua");
+    for (String helper :
+        List.of("local MAX = ", "local function integer(", "local function valid_id(")) {
+      String expected = block(reserve, helper);
+      assertThat(expected).as("reserve.lua defines %s", helper).isNotNull();
+      List<String> defining =
+          scripts.entrySet().stream()
+              .filter(script -> script.getValue().contains(helper))
+              .map(Map.Entry::getKey)
+              .toList();
+      assertThat(defining).as("scripts defining %s", helper).hasSizeGreaterThanOrEqualTo(2);
+      for (String name : defining) {
+        assertThat(block(scripts.get(name), helper))
+            .as("%s in %s", helper, name)
+            .isEqualTo(expected);
+      }
+    }
+    scripts.forEach(
+        (name, script) -> {
+          if (script.contains("local function integer(")) {
+            assertThat(script).as("%s defines MAX for integer()", name).contains("local MAX = ");
+          }
+          assertThat(script)
+              .as("%s parses a bounded integer argument by integer()", name)
+              .doesNotContainPattern("tonumber\\([a-z_]+\\) > 9007199254740991");
+        });
+    assertThat(scripts.values().stream().filter(s -> s.contains("local function integer(")))
+        .hasSizeGreaterThanOrEqualTo(8);
+  }
+
+  /** The helper's code, from its first line to the {@code end} that closes it (or its one line). */
+  private static String block(String script, String start) {
+    int at = script.indexOf("\n" + start);
+    if (at < 0) {
+      return null;
+    }
+    List<String> lines = script.substring(at + 1).lines().toList();
+    if (!start.startsWith("local function")) {
+      return lines.get(0);
+    }
+    int end = lines.indexOf("end");
+    return String.join("\n", lines.subList(0, end + 1));
+  }
+
+  /**
    * The code of the script's epoch check: from its comment to the first {@code end}, comments left
    * out; and no code comes before it.
    */
