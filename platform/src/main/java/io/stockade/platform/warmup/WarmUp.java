@@ -4,10 +4,6 @@ import io.stockade.platform.security.WarmUpTokens;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -134,11 +130,6 @@ final class WarmUp implements ApplicationListener<ApplicationReadyEvent>, Health
     if (roles.isEmpty()) {
       tokens.close();
     }
-    HttpClient client =
-        HttpClient.newBuilder()
-            .version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(2))
-            .build();
     AtomicLong next = new AtomicLong();
     AtomicReference<String> unexpected = new AtomicReference<>();
     AtomicInteger threads = new AtomicInteger();
@@ -154,23 +145,26 @@ final class WarmUp implements ApplicationListener<ApplicationReadyEvent>, Health
         () -> {
           String token = null;
           int used = 0;
-          while (unexpected.get() == null && System.nanoTime() - deadline < 0) {
-            long n = next.getAndIncrement();
-            if (n >= properties.maxRequests()) {
-              return;
+          try (WarmUpConnection connection = new WarmUpConnection(base.getHost(), base.getPort())) {
+            while (unexpected.get() == null && System.nanoTime() - deadline < 0) {
+              long n = next.getAndIncrement();
+              if (n >= properties.maxRequests()) {
+                return;
+              }
+              WarmUpRequests exercise = exercises.get((int) (n % exercises.size()));
+              WarmUpRequests.Request request = exercise.request(n / exercises.size());
+              if (!exercise.roles().isEmpty() && (token == null || used++ >= REQUESTS_PER_TOKEN)) {
+                token = tokens.mint(List.copyOf(roles), properties.maxDuration().plusSeconds(30));
+                used = 1;
+              }
+              String outcome =
+                  send(connection, base, request, exercise.roles().isEmpty() ? null : token);
+              if (outcome != null) {
+                unexpected.compareAndSet(null, outcome);
+                return;
+              }
+              answered.incrementAndGet();
             }
-            WarmUpRequests exercise = exercises.get((int) (n % exercises.size()));
-            WarmUpRequests.Request request = exercise.request(n / exercises.size());
-            if (!exercise.roles().isEmpty() && (token == null || used++ >= REQUESTS_PER_TOKEN)) {
-              token = tokens.mint(List.copyOf(roles), properties.maxDuration().plusSeconds(30));
-              used = 1;
-            }
-            String outcome = send(client, base, request, exercise.roles().isEmpty() ? null : token);
-            if (outcome != null) {
-              unexpected.compareAndSet(null, outcome);
-              return;
-            }
-            answered.incrementAndGet();
           }
         };
     for (int i = 0; i < properties.concurrency(); i++) {
@@ -196,36 +190,16 @@ final class WarmUp implements ApplicationListener<ApplicationReadyEvent>, Health
 
   /** Null when answered as expected, else what was answered. */
   private static String send(
-      HttpClient client, URI base, WarmUpRequests.Request request, String token) {
-    HttpRequest.Builder builder =
-        HttpRequest.newBuilder(base.resolve(request.path())).timeout(Duration.ofSeconds(5));
-    if (request.jsonBody() == null) {
-      builder.method(request.method(), HttpRequest.BodyPublishers.noBody());
-    } else {
-      builder
-          .header("Content-Type", "application/json")
-          .method(request.method(), HttpRequest.BodyPublishers.ofString(request.jsonBody()));
-    }
-    if (token != null) {
-      builder.header("Authorization", "Bearer " + token);
-    }
+      WarmUpConnection connection, URI base, WarmUpRequests.Request request, String token) {
+    String path = base.resolve(request.path()).getRawPath();
     try {
-      HttpResponse<String> response =
-          client.send(builder.build(), HttpResponse.BodyHandlers.ofString());
-      return request.expectedStatuses().contains(response.statusCode())
+      int status = connection.send(request.method(), path, request.jsonBody(), token);
+      return request.expectedStatuses().contains(status)
           ? null
-          : request.method()
-              + " "
-              + request.path()
-              + " answered "
-              + response.statusCode()
-              + " "
-              + response.body();
-    } catch (IOException e) {
+          : request.method() + " " + request.path() + " answered " + status;
+    } catch (IOException | RuntimeException e) {
+      connection.close();
       return request.method() + " " + request.path() + " failed: " + e;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return "interrupted";
     }
   }
 
