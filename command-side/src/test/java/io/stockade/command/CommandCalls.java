@@ -6,14 +6,14 @@ import org.springframework.http.ResponseEntity;
 import tools.jackson.databind.JsonNode;
 
 /** The command side's requests, as the rate limits' tests send them. */
-record CommandCalls(ApiClient http) {
+public record CommandCalls(ApiClient http) {
 
-  ResponseEntity<JsonNode> register(String sku, int stock) {
+  public ResponseEntity<JsonNode> register(String sku, int stock) {
     return http.send(HttpMethod.PUT, "/api/skus/" + sku, "{\"initialStock\":" + stock + "}");
   }
 
   /** Reserves one unit of {@code sku}. */
-  ResponseEntity<JsonNode> reserve(String reservationId, String userId, String sku) {
+  public ResponseEntity<JsonNode> reserve(String reservationId, String userId, String sku) {
     return http.send(
         HttpMethod.POST,
         "/api/reservations",
@@ -26,15 +26,15 @@ record CommandCalls(ApiClient http) {
             + "\",\"quantity\":1}]}");
   }
 
-  ResponseEntity<JsonNode> confirm(String reservationId) {
+  public ResponseEntity<JsonNode> confirm(String reservationId) {
     return http.send(HttpMethod.POST, "/api/reservations/" + reservationId + "/confirm", null);
   }
 
-  ResponseEntity<JsonNode> release(String reservationId) {
+  public ResponseEntity<JsonNode> release(String reservationId) {
     return http.send(HttpMethod.POST, "/api/reservations/" + reservationId + "/release", null);
   }
 
-  static int status(ResponseEntity<?> response) {
+  public static int status(ResponseEntity<?> response) {
     return response.getStatusCode().value();
   }
 }

@@ -9,7 +9,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.test.context.DynamicPropertyRegistry;
 
 /** What the command side's HTTP tests read from the event table, and their own Redis servers. */
-final class RecordedEvents {
+public final class RecordedEvents {
 
   private RecordedEvents() {}
 
@@ -17,7 +17,7 @@ final class RecordedEvents {
    * Events of the reservation or the SKU of this id (each in its own stream namespace), of the
    * given type (simple name of the payload), or of any when null.
    */
-  static int count(JdbcTemplate jdbc, String id, String type) {
+  public static int count(JdbcTemplate jdbc, String id, String type) {
     return jdbc.queryForObject(
         "select count(*) from domain_event_entry where aggregate_identifier in (?, ?)"
             + " and payload_type like ?",
@@ -31,7 +31,7 @@ final class RecordedEvents {
    * A Redis of a test class's own (one it may stop and start), stopped when the JVM ends; its
    * address registered as the application's Redis.
    */
-  static EmbeddedRedis ownRedis(String name) {
+  public static EmbeddedRedis ownRedis(String name) {
     EmbeddedRedis redis =
         EmbeddedRedis.start(
             Path.of(System.getProperty("java.io.tmpdir"), name + "-" + UUID.randomUUID()));
@@ -39,7 +39,7 @@ final class RecordedEvents {
     return redis;
   }
 
-  static void useRedis(DynamicPropertyRegistry properties, EmbeddedRedis redis) {
+  public static void useRedis(DynamicPropertyRegistry properties, EmbeddedRedis redis) {
     properties.add("spring.data.redis.host", () -> "127.0.0.1");
     properties.add("spring.data.redis.port", redis::port);
   }

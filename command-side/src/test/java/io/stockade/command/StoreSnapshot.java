@@ -31,7 +31,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * entry, both in scope) and {@code token_entry} (event processors claim and advance their tokens
  * all the time; no request writes there). There are no sagas, so no saga table.
  */
-record StoreSnapshot(
+public record StoreSnapshot(
     Map<String, String> redis, long events, long maxGlobalIndex, List<Map<String, Object>> rows) {
 
   private static final String MARKER = "stockade:{g0}:gate";
@@ -41,7 +41,7 @@ record StoreSnapshot(
    * Waits until the keys and rows of {@code token} stop changing between two snapshots (what a
    * test's setup started, such as the gate follower, has settled).
    */
-  static void awaitSettled(StringRedisTemplate redis, JdbcTemplate jdbc, String token) {
+  public static void awaitSettled(StringRedisTemplate redis, JdbcTemplate jdbc, String token) {
     List<StoreSnapshot> last = new ArrayList<>(List.of(take(redis, jdbc, token)));
     await()
         .atMost(Duration.ofSeconds(20))
@@ -56,7 +56,7 @@ record StoreSnapshot(
   }
 
   /** Takes a snapshot of the keys and rows whose identifiers contain {@code token}. */
-  static StoreSnapshot take(StringRedisTemplate redis, JdbcTemplate jdbc, String token) {
+  public static StoreSnapshot take(StringRedisTemplate redis, JdbcTemplate jdbc, String token) {
     Predicate<String> inScope = name -> name.contains(token) || name.contains("{}");
     Map<String, String> keys = new TreeMap<>();
     try (Cursor<String> cursor =
@@ -112,7 +112,7 @@ record StoreSnapshot(
   }
 
   /** The keys and rows in scope, without the event store's size (others' events move it). */
-  List<Object> inScope() {
+  public List<Object> inScope() {
     return List.of(redis, rows);
   }
 
@@ -121,7 +121,7 @@ record StoreSnapshot(
    * scope, and no event removed or added up to this snapshot's highest global index. Events of
    * other aggregates stored since are allowed: they are others' work.
    */
-  void assertUnchanged(StoreSnapshot later, JdbcTemplate jdbc, String what) {
+  public void assertUnchanged(StoreSnapshot later, JdbcTemplate jdbc, String what) {
     assertThat(later.redis()).as("Redis keys in scope after %s", what).isEqualTo(redis);
     assertThat(later.rows()).as("database rows in scope after %s", what).isEqualTo(rows);
     assertThat(

@@ -1,8 +1,11 @@
-package io.stockade.command;
+package io.stockade.command.ratelimit;
 
 import static io.stockade.command.CommandCalls.status;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.stockade.command.CommandCalls;
+import io.stockade.command.RecordedEvents;
+import io.stockade.command.StoreSnapshot;
 import io.stockade.platform.testing.ApiClient;
 import io.stockade.platform.testing.TestTokens;
 import java.util.Map;

@@ -1,8 +1,9 @@
-package io.stockade.command;
+package io.stockade.command.admission;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.stockade.command.CommandSideApplication;
 import io.stockade.localinfra.EmbeddedRedis;
 import io.stockade.platform.testing.ApiClient;
 import java.io.IOException;

@@ -1,9 +1,11 @@
-package io.stockade.command;
+package io.stockade.command.ratelimit;
 
 import static io.stockade.command.CommandCalls.status;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.stockade.command.CommandCalls;
+import io.stockade.command.StoreSnapshot;
 import io.stockade.platform.testing.ApiClient;
 import java.time.Duration;
 import java.util.ArrayList;

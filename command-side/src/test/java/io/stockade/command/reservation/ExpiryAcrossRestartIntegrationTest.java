@@ -1,9 +1,10 @@
-package io.stockade.command;
+package io.stockade.command.reservation;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.stockade.api.reservation.ReservationEvent;
+import io.stockade.command.CommandSideApplication;
 import io.stockade.platform.testing.ApiClient;
 import java.time.Duration;
 import java.time.Instant;

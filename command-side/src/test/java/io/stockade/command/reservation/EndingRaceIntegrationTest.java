@@ -1,8 +1,9 @@
-package io.stockade.command;
+package io.stockade.command.reservation;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.stockade.command.RecordedEvents;
 import io.stockade.platform.testing.ApiClient;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package io.stockade.command;
+package io.stockade.command.reservation;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -7,6 +7,7 @@ import io.stockade.api.reservation.ConfirmReservationCommand;
 import io.stockade.api.reservation.ExtendReservationCommand;
 import io.stockade.api.reservation.ReservationEvent;
 import io.stockade.api.reservation.ReservationLine;
+import io.stockade.command.RecordedEvents;
 import io.stockade.platform.testing.ApiClient;
 import java.time.Duration;
 import java.time.Instant;
