@@ -191,7 +191,11 @@ final class WarmUp implements ApplicationListener<ApplicationReadyEvent>, Health
   /** Null when answered as expected, else what was answered. */
   private static String send(
       WarmUpConnection connection, URI base, WarmUpRequests.Request request, String token) {
-    String path = base.resolve(request.path()).getRawPath();
+    URI target = base.resolve(request.path());
+    String path =
+        target.getRawQuery() == null
+            ? target.getRawPath()
+            : target.getRawPath() + "?" + target.getRawQuery();
     try {
       int status = connection.send(request.method(), path, request.jsonBody(), token);
       return request.expectedStatuses().contains(status)
