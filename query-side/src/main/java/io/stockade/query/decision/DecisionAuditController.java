@@ -9,6 +9,7 @@ import io.stockade.platform.web.ProblemResponses.FieldProblem;
 import io.stockade.query.QueryProblems;
 import io.stockade.query.decision.DecisionPages.Window;
 import io.stockade.query.decision.GateDecisions.SkuRow;
+import io.stockade.query.replay.Replays;
 import io.swagger.v3.oas.annotations.Parameter;
 import io.swagger.v3.oas.annotations.media.Schema;
 import jakarta.validation.constraints.Max;
@@ -115,9 +116,11 @@ class DecisionAuditController {
       int bucket) {}
 
   private final DecisionPages pages;
+  private final Replays replays;
 
-  DecisionAuditController(DecisionPages pages) {
+  DecisionAuditController(DecisionPages pages, Replays replays) {
     this.pages = pages;
+    this.replays = replays;
   }
 
   /**
@@ -147,6 +150,7 @@ class DecisionAuditController {
       throw invalid(new FieldProblem("page", "must not be given with around"));
     }
     long asked = page == null ? 0 : page;
+    replays.requireIdle();
     DecisionPages.SkuPage found =
         pages
             .ofSku(skuId, window, asked, aroundSellout)

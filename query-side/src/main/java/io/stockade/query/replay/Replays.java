@@ -1,5 +1,7 @@
 package io.stockade.query.replay;
 
+import io.stockade.platform.web.ProblemException;
+import io.stockade.query.QueryProblems;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -73,6 +75,25 @@ public class Replays {
       refresh();
     }
     return current != null;
+  }
+
+  /**
+   * Answers 503 {@code replay-in-progress} with Retry-After while a replay rebuilds the read
+   * models, rather than numbers of a half-built model. The endpoints that read them call it once
+   * they have found the request valid, just before they read: a malformed request is its 400
+   * whatever the state of the read models, and costs no look at the shared replay state. The audit
+   * of a reservation reads the event store and does not call it, nor does the reconciliation, which
+   * still compares the gate with the events and reports the read model as REPLAYING.
+   *
+   * @throws ProblemException 503 {@code replay-in-progress} while a replay is in progress
+   */
+  public void requireIdle() {
+    if (running()) {
+      throw ProblemException.unavailable(
+          QueryProblems.REPLAY_IN_PROGRESS,
+          "The read models are being rebuilt from the event stream; retry shortly.",
+          1);
+    }
   }
 
   /**

@@ -5,6 +5,7 @@ import io.stockade.platform.web.Identifier;
 import io.stockade.platform.web.ProblemCodes;
 import io.stockade.platform.web.ProblemException;
 import io.stockade.query.QueryProblems;
+import io.stockade.query.replay.Replays;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import java.time.Clock;
@@ -50,10 +51,12 @@ class StockAuditController {
   record Change(long total, long available, long reserved, long sold) {}
 
   private final StockLevels stockLevels;
+  private final Replays replays;
   private final Clock clock;
 
-  StockAuditController(StockLevels stockLevels) {
+  StockAuditController(StockLevels stockLevels, Replays replays) {
     this.stockLevels = stockLevels;
+    this.replays = replays;
     this.clock = Clock.systemUTC();
   }
 
@@ -66,6 +69,7 @@ class StockAuditController {
       @RequestParam(defaultValue = "0") @Min(0) @Max(1_000_000) int page,
       @RequestParam(defaultValue = "50") @Min(1) @Max(500) int size) {
     Instant instant = at == null ? clock.instant() : instant(at);
+    replays.requireIdle();
     if (!stockLevels.registered(skuId)) {
       throw new ProblemException(
           HttpStatus.NOT_FOUND,

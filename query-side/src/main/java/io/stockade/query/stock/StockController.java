@@ -7,6 +7,7 @@ import io.stockade.platform.openapi.Problem;
 import io.stockade.platform.web.Identifier;
 import io.stockade.platform.web.ProblemException;
 import io.stockade.query.QueryProblems;
+import io.stockade.query.replay.Replays;
 import jakarta.validation.constraints.NotEmpty;
 import jakarta.validation.constraints.Size;
 import java.util.List;
@@ -28,16 +29,19 @@ class StockController {
 
   private final QueryGateway queries;
   private final StockStreams streams;
+  private final Replays replays;
 
-  StockController(QueryGateway queries, StockStreams streams) {
+  StockController(QueryGateway queries, StockStreams streams, Replays replays) {
     this.queries = queries;
     this.streams = streams;
+    this.replays = replays;
   }
 
   @GetMapping("/{skuId}")
   @Problem(status = 404, codes = QueryProblems.UNKNOWN_SKU)
   @Problem(status = 503, codes = QueryProblems.REPLAY_IN_PROGRESS)
   StockLevel stock(@PathVariable @Identifier String skuId) {
+    replays.requireIdle();
     return queries
         .query(new FindStockQuery(skuId), ResponseTypes.optionalInstanceOf(StockLevel.class))
         .join()
@@ -58,12 +62,14 @@ class StockController {
   @Problem(status = 404, codes = QueryProblems.UNKNOWN_SKU)
   @Problem(status = 503, codes = QueryProblems.REPLAY_IN_PROGRESS)
   SseEmitter stream(@PathVariable @Identifier String skuId) {
+    replays.requireIdle();
     return streams.subscribe(skuId).orElseThrow(() -> unknown(skuId));
   }
 
   @GetMapping
   @Problem(status = 503, codes = QueryProblems.REPLAY_IN_PROGRESS)
   List<StockLevel> stock(@RequestParam @NotEmpty @Size(max = 100) List<@Identifier String> skuIds) {
+    replays.requireIdle();
     return queries
         .query(
             new FindStockLevelsQuery(skuIds), ResponseTypes.multipleInstancesOf(StockLevel.class))

@@ -27,11 +27,12 @@ import tools.jackson.databind.JsonNode;
 
 /**
  * While a replay runs, the endpoints of the read models answer 503 {@code replay-in-progress} with
- * Retry-After, and the audit of a reservation (from the event store) still answers, as does the
- * reconciliation, which compares the gate with the events and leaves the read model out; once the
- * replay is done they serve the rebuilt model. The replay is held open by one more projection whose
- * handler waits for the test ({@link HeldProjection}). Its own database: a replay resets the tokens
- * of every instance of the projections, and other test contexts run instances too.
+ * Retry-After, once the request has been found valid (a malformed one is its 400), and the audit of
+ * a reservation (from the event store) still answers, as does the reconciliation, which compares
+ * the gate with the events and leaves the read model out; once the replay is done they serve the
+ * rebuilt model. The replay is held open by one more projection whose handler waits for the test
+ * ({@link HeldProjection}). Its own database: a replay resets the tokens of every instance of the
+ * projections, and other test contexts run instances too.
  */
 @SpringBootTest(
     webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
@@ -74,13 +75,33 @@ class ReplayInProgressIntegrationTest {
           "/api/stock/" + sku,
           "/api/stock?skuIds=" + sku,
           "/api/reservations/R-1",
-          "/api/audit/skus/" + sku
+          "/api/audit/skus/" + sku,
+          "/api/audit/skus/" + sku + "/decisions"
         }) {
       ResponseEntity<JsonNode> answer = http.get(path);
       assertThat(answer.getStatusCode().value()).as(path).isEqualTo(503);
       assertThat(answer.getHeaders().getFirst("Retry-After")).as(path).isEqualTo("1");
       assertThat(answer.getBody().get("type").asString()).as(path).endsWith("/replay-in-progress");
     }
+    // A malformed request is its 400 whatever the read models' state: a retry would not mend it.
+    for (String path :
+        new String[] {
+          "/api/stock/%7B" + sku + "%7D",
+          "/api/stock/" + sku + "*/stream",
+          "/api/stock?skuIds=",
+          "/api/reservations/R-1:*",
+          "/api/audit/skus/" + sku + "?at=yesterday",
+          "/api/audit/skus/" + sku + "?page=-1",
+          "/api/audit/skus/" + sku + "/decisions?from=yesterday",
+          "/api/audit/skus/" + sku + "/decisions?around=first"
+        }) {
+      ResponseEntity<JsonNode> answer = http.get(path);
+      assertThat(answer.getStatusCode().value()).as(path).isEqualTo(400);
+      assertThat(answer.getBody().get("type").asString()).as(path).endsWith("/invalid-request");
+    }
+    assertThat(http.get("/api/stock/").getStatusCode().value())
+        .as("a path that names no endpoint")
+        .isEqualTo(404);
     assertThat(http.get("/api/audit/reservations/R-absent").getStatusCode().value())
         .as("the audit of a reservation reads the event store")
         .isEqualTo(404);
