@@ -1,9 +1,10 @@
-package io.stockade.command;
+package io.stockade.command.reservation;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.stockade.api.reservation.ReservationEvent;
 import io.stockade.api.reservation.ReservationLine;
+import io.stockade.command.RecordedEvents;
 import io.stockade.command.admission.Admission;
 import io.stockade.command.admission.AdmissionGate;
 import io.stockade.platform.testing.ApiClient;
