@@ -1,5 +1,6 @@
 package io.stockade.query.replay;
 
+import io.stockade.platform.eventstore.SharedTokenStore;
 import java.time.Duration;
 import org.axonframework.common.jpa.EntityManagerProvider;
 import org.axonframework.eventhandling.tokenstore.TokenStore;
@@ -9,11 +10,13 @@ import org.axonframework.springboot.TokenStoreProperties;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.transaction.PlatformTransactionManager;
 
 /**
  * The replay's settings, this instance's name, and Axon's JPA token store as auto-configured but
  * owned by that name rather than the JVM's: a replay resets the tokens only once no other instance
- * claims them.
+ * claims them; its first segments are created in a transaction of their own ({@link
+ * SharedTokenStore}).
  */
 @Configuration(proxyBeanMethods = false)
 class ReplayConfiguration {
@@ -37,12 +40,14 @@ class ReplayConfiguration {
       EntityManagerProvider entityManagerProvider,
       Serializer serializer,
       TokenStoreProperties properties,
-      QueryNode node) {
-    return JpaTokenStore.builder()
-        .entityManagerProvider(entityManagerProvider)
-        .serializer(serializer)
-        .claimTimeout(properties.getClaimTimeout())
-        .nodeId(node.name())
-        .build();
+      QueryNode node,
+      PlatformTransactionManager transactions) {
+    return new SharedTokenStore(
+        JpaTokenStore.builder()
+            .entityManagerProvider(entityManagerProvider)
+            .serializer(serializer)
+            .claimTimeout(properties.getClaimTimeout())
+            .nodeId(node.name()),
+        transactions);
   }
 }
