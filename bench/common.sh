@@ -4,8 +4,9 @@
 # The caller sets DB_HOST, DB_PORT, DB_USER, DB_PASSWORD (MYSQL_PWD exported), and, for
 # start_command_side, RATE_LIMIT_ENABLED and POOL_SIZE, and may set TX_TIMEOUT: the service's
 # spring.transaction.default-timeout (30s here; its own default is 5s). On a heavily loaded machine
-# the first transactions of a cold JVM (the gate follower's token store, at start) can outlast 5 s
-# and fail the start; a timeout that does not fire changes no request's work.
+# the first transactions of a cold JVM can outlast 5 s (the event processors' have 30 s of their
+# own, stockade.processing.transaction-timeout); a timeout that does not fire changes no request's
+# work.
 
 listening() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 sql() { mariadb -h "$DB_HOST" -P "$DB_PORT" -u "$DB_USER" -N -B "$@"; }

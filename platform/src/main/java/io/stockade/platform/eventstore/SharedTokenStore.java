@@ -1,5 +1,6 @@
 package io.stockade.platform.eventstore;
 
+import java.time.Duration;
 import org.axonframework.eventhandling.TrackingToken;
 import org.axonframework.eventhandling.tokenstore.UnableToClaimTokenException;
 import org.axonframework.eventhandling.tokenstore.jpa.JpaTokenStore;
@@ -26,10 +27,13 @@ public class SharedTokenStore extends JpaTokenStore {
   /**
    * @param builder Axon's JPA token store as it is to be built
    * @param transactions the transactions the segments are created in, each one of its own
+   * @param timeout how long such a transaction may take (the processors' transaction timeout)
    */
-  public SharedTokenStore(JpaTokenStore.Builder builder, PlatformTransactionManager transactions) {
+  public SharedTokenStore(
+      JpaTokenStore.Builder builder, PlatformTransactionManager transactions, Duration timeout) {
     super(builder);
-    this.ownTransaction = new TransactionTemplate(transactions);
+    this.ownTransaction =
+        new TransactionTemplate(transactions, ProcessorsConfiguration.definition(timeout));
     this.ownTransaction.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
   }
 

@@ -1,5 +1,6 @@
 package io.stockade.query.replay;
 
+import io.stockade.platform.eventstore.ProcessorsConfiguration;
 import io.stockade.platform.eventstore.SharedTokenStore;
 import java.time.Duration;
 import org.axonframework.common.jpa.EntityManagerProvider;
@@ -41,13 +42,15 @@ class ReplayConfiguration {
       Serializer serializer,
       TokenStoreProperties properties,
       QueryNode node,
-      PlatformTransactionManager transactions) {
+      PlatformTransactionManager transactions,
+      @Value(ProcessorsConfiguration.TRANSACTION_TIMEOUT) Duration timeout) {
     return new SharedTokenStore(
         JpaTokenStore.builder()
             .entityManagerProvider(entityManagerProvider)
             .serializer(serializer)
             .claimTimeout(properties.getClaimTimeout())
             .nodeId(node.name()),
-        transactions);
+        transactions,
+        timeout);
   }
 }
