@@ -81,7 +81,8 @@ public class RateLimits {
       check(
           List.of(
               new TokenBuckets.Bucket(RateLimitKeys.user(userId), properties.user()),
-              new TokenBuckets.Bucket(RateLimitKeys.client(client), properties.client())),
+              new TokenBuckets.Bucket(
+                  RateLimitKeys.client(client), properties.clientLimit(client))),
           List.of(Kind.USER, Kind.CLIENT),
           userId,
           client);
@@ -98,7 +99,9 @@ public class RateLimits {
     if (properties.enabled()) {
       String client = client(caller);
       check(
-          List.of(new TokenBuckets.Bucket(RateLimitKeys.client(client), properties.client())),
+          List.of(
+              new TokenBuckets.Bucket(
+                  RateLimitKeys.client(client), properties.clientLimit(client))),
           List.of(Kind.CLIENT),
           null,
           client);

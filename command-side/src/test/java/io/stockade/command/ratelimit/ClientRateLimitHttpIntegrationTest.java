@@ -23,7 +23,8 @@ import tools.jackson.databind.JsonNode;
 
 /**
  * The per-client rate limit over HTTP: a burst of 5 for the calling client (the subject of the
- * tests' tokens) and a token back every 1,000 s, whatever the users.
+ * tests' tokens) and a token back every 1,000 s, whatever the users; a burst of 2 for a client with
+ * a setting of its own ({@code stockade.rate-limit.clients.<name>}).
  */
 @SpringBootTest(
     webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
@@ -32,12 +33,21 @@ import tools.jackson.databind.JsonNode;
       "stockade.rate-limit.user.capacity=1000000",
       "stockade.rate-limit.user.refill-per-second=1000000",
       "stockade.rate-limit.client.capacity=5",
-      "stockade.rate-limit.client.refill-per-second=0.001"
+      "stockade.rate-limit.client.refill-per-second=0.001",
+      "stockade.rate-limit.clients." + ClientRateLimitHttpIntegrationTest.SMALL + ".capacity=2",
+      "stockade.rate-limit.clients."
+          + ClientRateLimitHttpIntegrationTest.SMALL
+          + ".refill-per-second=0.001"
     })
 class ClientRateLimitHttpIntegrationTest {
 
   private static final String CLIENT_BUCKET =
       "stockade:ratelimit:client:{" + TestTokens.SUBJECT + "}";
+
+  /** A client with a limit of its own. */
+  static final String SMALL = "small-client";
+
+  private static final String SMALL_BUCKET = "stockade:ratelimit:client:{" + SMALL + "}";
 
   @LocalServerPort private int port;
   @Autowired private StringRedisTemplate redis;
@@ -52,6 +62,32 @@ class ClientRateLimitHttpIntegrationTest {
     run = UUID.randomUUID().toString().substring(0, 8);
     // A full bucket: another run of these tests on this Redis may have emptied it.
     redis.delete(CLIENT_BUCKET);
+    redis.delete(SMALL_BUCKET);
+  }
+
+  @Test
+  void aClientWithALimitOfItsOwnIsHeldToItAndTheOthersToTheDefault() {
+    String sku = "sku-" + run;
+    calls.register(sku, 100);
+    CommandCalls small =
+        new CommandCalls(
+            new ApiClient(port).withToken(TestTokens.forSubject(SMALL, "client", "admin")));
+    assertThat(status(small.reserve("S-" + run + "-1", "u-s1-" + run, sku))).isEqualTo(201);
+    assertThat(status(small.reserve("S-" + run + "-2", "u-s2-" + run, sku))).isEqualTo(201);
+
+    ResponseEntity<JsonNode> refused = small.reserve("S-" + run + "-3", "u-s3-" + run, sku);
+
+    assertThat(status(refused)).isEqualTo(429);
+    assertThat(refused.getBody().get("limit").asString()).isEqualTo("client");
+    assertThat(refused.getBody().get("detail").asString())
+        .contains("Client " + SMALL, "a burst of 2,");
+    assertThat(RecordedEvents.count(jdbc, "S-" + run + "-3", null)).isZero();
+    for (int i = 1; i <= 5; i++) {
+      assertThat(status(calls.reserve("O-" + run + "-" + i, "u-" + i + "-" + run, sku)))
+          .as("the default client's burst of 5, untouched by the other's")
+          .isEqualTo(201);
+    }
+    assertThat(status(calls.reserve("O-" + run + "-6", "u-6-" + run, sku))).isEqualTo(429);
   }
 
   @Test

@@ -162,7 +162,9 @@ class RateLimitsTest {
   private RateLimits limits(
       StringRedisTemplate template, boolean enabled, Limit user, Limit client) {
     return new RateLimits(
-        new TokenBuckets(template), new RateLimitProperties(enabled, user, client), meters);
+        new TokenBuckets(template),
+        new RateLimitProperties(enabled, user, client, Map.of()),
+        meters);
   }
 
   /**

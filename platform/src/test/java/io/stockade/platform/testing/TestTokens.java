@@ -59,6 +59,11 @@ public final class TestTokens {
     return sign(TEST_KEY, claims(roles).build());
   }
 
+  /** A valid token of another subject (another calling client) with these roles. */
+  public static String forSubject(String subject, String... roles) {
+    return sign(TEST_KEY, claims(roles).subject(subject).build());
+  }
+
   /** A token with every role that expired an hour ago. */
   public static String expired() {
     Instant now = Instant.now();
@@ -80,7 +85,6 @@ public final class TestTokens {
     return sign(TEST_KEY, claims("client", "admin", "reader").issuer("someone-else").build());
   }
 
-  /** A token with every role, signed by a key the services do not know. */
   /**
    * Tokens a service must refuse with 401, each with every role, by what is wrong with them:
    * expired, signed by another key, from another issuer, without an expiry, garbage, cut short,
@@ -107,6 +111,7 @@ public final class TestTokens {
     return header + "." + token.split("\\.")[1] + ".";
   }
 
+  /** A token with every role, signed by a key the services do not know. */
   public static String signedByAnotherKey() {
     try {
       KeyPairGenerator generator = KeyPairGenerator.getInstance("RSA");
