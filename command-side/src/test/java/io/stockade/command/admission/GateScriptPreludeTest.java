@@ -14,7 +14,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Scripts cannot include each other, so every gate script repeats the epoch check that keeps a
  * closed gate closed (the marker's epoch against the caller's). Its code must be the same in every
- * script: a script that checked it otherwise could admit on a gate being rebuilt.
+ * script: a script that checked it otherwise could admit on a gate being rebuilt. So must the
+ * helpers they repeat, and the checks of an admission's sequence and epoch.
  */
 class GateScriptPreludeTest {
 
@@ -93,6 +94,59 @@ class GateScriptPreludeTest {
         });
     assertThat(scripts.values().stream().filter(s -> s.contains("local function integer(")))
         .hasSizeGreaterThanOrEqualTo(8);
+  }
+
+  /**
+   * The scripts that act on one admission (extend, recorded, transition, withdraw) name it by its
+   * sequence and the gate epoch it was admitted in, and check both arguments with the same code:
+   * the sequence a non-negative integer, the epoch an integer, each as the digits the record holds
+   * (compared as text with the intent's), whichever arguments they come in.
+   */
+  @Test
+  void everyScriptOfOneAdmissionChecksItsSequenceAndEpochAlike() throws IOException {
+    Map<String, String> checks = new TreeMap<>();
+    try (Stream<Path> files = Files.list(SCRIPTS)) {
+      for (Path file : files.filter(path -> path.toString().endsWith(".lua")).toList()) {
+        String script = Files.readString(file);
+        if (script.contains("\nlocal admission_epoch = ")) {
+          String sequence = block(script, "local sequence = ", 4);
+          String epoch = block(script, "local admission_epoch = ", 4);
+          assertThat(sequence).as("%s checks the sequence", file).isNotNull();
+          checks.put(
+              file.getFileName().toString(),
+              (sequence + "\n" + epoch).replaceAll("ARGV\\[\\d+\\]", "ARGV[n]"));
+        }
+      }
+    }
+
+    assertThat(checks.keySet())
+        .containsExactlyInAnyOrder("extend.lua", "recorded.lua", "transition.lua", "withdraw.lua");
+    assertThat(checks.get("extend.lua"))
+        .isEqualTo(
+            String.join(
+                "\n",
+                "local sequence = ARGV[n]",
+                "if sequence == nil or not string.match(sequence, '^%d+$') then",
+                "  return redis.error_reply('ERR_ARGUMENT sequence')",
+                "end",
+                "local admission_epoch = ARGV[n]",
+                "if admission_epoch == nil or not string.match(admission_epoch, '^%-?%d+$') then",
+                "  return redis.error_reply('ERR_ARGUMENT admission epoch')",
+                "end"));
+    checks.forEach(
+        (name, check) ->
+            assertThat(check)
+                .as("the admission's checks in %s", name)
+                .isEqualTo(checks.get("extend.lua")));
+  }
+
+  /** {@code count} lines of the script from the one that starts with {@code start}. */
+  private static String block(String script, String start, int count) {
+    int at = script.indexOf("\n" + start);
+    if (at < 0) {
+      return null;
+    }
+    return String.join("\n", script.substring(at + 1).lines().limit(count).toList());
   }
 
   /** The helper's code, from its first line to the {@code end} that closes it (or its one line). */
