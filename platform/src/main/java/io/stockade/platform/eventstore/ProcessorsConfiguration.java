@@ -43,12 +43,21 @@ public class ProcessorsConfiguration {
       PlatformTransactionManager transactions,
       @Value(TRANSACTION_TIMEOUT) Duration timeout) {
     return new SharedTokenStore(
-        JpaTokenStore.builder()
-            .entityManagerProvider(entityManagerProvider)
-            .serializer(serializer)
-            .claimTimeout(properties.getClaimTimeout()),
-        transactions,
-        timeout);
+        jpaTokenStore(entityManagerProvider, serializer, properties), transactions, timeout);
+  }
+
+  /**
+   * Axon's JPA token store as its auto-configuration builds it, for a service that finishes it its
+   * own way (the query side names its owner) before it wraps it in a {@link SharedTokenStore}.
+   */
+  public static JpaTokenStore.Builder jpaTokenStore(
+      EntityManagerProvider entityManagerProvider,
+      Serializer serializer,
+      TokenStoreProperties properties) {
+    return JpaTokenStore.builder()
+        .entityManagerProvider(entityManagerProvider)
+        .serializer(serializer)
+        .claimTimeout(properties.getClaimTimeout());
   }
 
   @Bean

@@ -5,7 +5,6 @@ import io.stockade.platform.eventstore.SharedTokenStore;
 import java.time.Duration;
 import org.axonframework.common.jpa.EntityManagerProvider;
 import org.axonframework.eventhandling.tokenstore.TokenStore;
-import org.axonframework.eventhandling.tokenstore.jpa.JpaTokenStore;
 import org.axonframework.serialization.Serializer;
 import org.axonframework.springboot.TokenStoreProperties;
 import org.springframework.beans.factory.annotation.Value;
@@ -45,10 +44,7 @@ class ReplayConfiguration {
       PlatformTransactionManager transactions,
       @Value(ProcessorsConfiguration.TRANSACTION_TIMEOUT) Duration timeout) {
     return new SharedTokenStore(
-        JpaTokenStore.builder()
-            .entityManagerProvider(entityManagerProvider)
-            .serializer(serializer)
-            .claimTimeout(properties.getClaimTimeout())
+        ProcessorsConfiguration.jpaTokenStore(entityManagerProvider, serializer, properties)
             .nodeId(node.name()),
         transactions,
         timeout);
