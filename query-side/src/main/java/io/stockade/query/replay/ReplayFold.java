@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -25,17 +26,24 @@ import org.springframework.stereotype.Component;
  * there: an event that commits late below the end (a gap the token keeps) is delivered to them
  * once, and so is every event stored after the fold began. Processors without a fold replay event
  * by event from the reset tokens, as before.
+ *
+ * <p>Three threads share the work: one reads and decodes the table, one folds the events into the
+ * models' writers, and the transaction's own runs the statements they hand over ({@link BulkRows}),
+ * so that the database writes one batch while the next is being folded.
  */
 @Component
 class ReplayFold {
 
   private static final Logger log = LoggerFactory.getLogger(ReplayFold.class);
 
-  /** Events per chunk handed from the reading thread to the writing one. */
+  /** Events per chunk handed from the reading thread to the folding one. */
   private static final int CHUNK = 1000;
 
   /** Chunks read ahead at most. */
   private static final int QUEUED = 8;
+
+  /** Statements handed to the transaction's thread and not run yet, at most. */
+  private static final int WRITES_QUEUED = 4;
 
   private final EventTableFold table;
   private final List<ReadModelFold> folds;
@@ -61,11 +69,13 @@ class ReplayFold {
     if (chosen.isEmpty()) {
       return List.of();
     }
+    BlockingQueue<Runnable> writes = new ArrayBlockingQueue<>(WRITES_QUEUED);
+    Executor toTransaction = write -> hand(writes, write);
     Map<String, Class<?>> types = new HashMap<>();
     Map<Class<?>, List<ReadModelFold.Writer>> writersByType = new HashMap<>();
     List<ReadModelFold.Writer> writers = new ArrayList<>();
     for (ReadModelFold fold : chosen) {
-      ReadModelFold.Writer writer = fold.start();
+      ReadModelFold.Writer writer = fold.start(toTransaction);
       writers.add(writer);
       fold.eventTypes()
           .forEach(
@@ -75,22 +85,30 @@ class ReplayFold {
               });
     }
     long[] nextTenth = {1};
-    GapAwareTrackingToken end =
-        read(
-            types,
-            event -> {
-              for (ReadModelFold.Writer writer : writersByType.get(event.payload().getClass())) {
-                writer.accept(event);
-              }
-              progress.accept(event.globalIndex());
-              while (nextTenth[0] <= 10 && event.globalIndex() * 10 >= nextTenth[0] * head) {
-                log.info(
-                    "Replay {}: folded up to global index {} of {} ({}%)",
-                    replayId, event.globalIndex(), head, nextTenth[0] * 10);
-                nextTenth[0]++;
-              }
+    FutureTask<GapAwareTrackingToken> folding =
+        new FutureTask<>(
+            () -> {
+              GapAwareTrackingToken reached =
+                  read(
+                      types,
+                      event -> {
+                        for (ReadModelFold.Writer writer :
+                            writersByType.get(event.payload().getClass())) {
+                          writer.accept(event);
+                        }
+                        progress.accept(event.globalIndex());
+                        while (nextTenth[0] <= 10
+                            && event.globalIndex() * 10 >= nextTenth[0] * head) {
+                          log.info(
+                              "Replay {}: folded up to global index {} of {} ({}%)",
+                              replayId, event.globalIndex(), head, nextTenth[0] * 10);
+                          nextTenth[0]++;
+                        }
+                      });
+              writers.forEach(ReadModelFold.Writer::finish);
+              return reached;
             });
-    writers.forEach(ReadModelFold.Writer::finish);
+    GapAwareTrackingToken end = write(folding, writes);
     List<String> folded = chosen.stream().map(ReadModelFold::processor).toList();
     if (end != null) {
       for (String processor : folded) {
@@ -103,6 +121,38 @@ class ReplayFold {
     }
     log.info("Replay {}: {} folded up to {}", replayId, folded, end);
     return folded;
+  }
+
+  /**
+   * Runs {@code folding} on a thread of its own and, on the caller's (the transaction's), the
+   * statements it hands over, in order, until it has ended and handed over its last: the folding
+   * and the database's writing overlap instead of taking turns.
+   */
+  private static GapAwareTrackingToken write(
+      FutureTask<GapAwareTrackingToken> folding, BlockingQueue<Runnable> writes) {
+    Thread folder = new Thread(folding, "replay-fold");
+    folder.setDaemon(true);
+    folder.start();
+    try {
+      while (true) {
+        Runnable write = writes.poll(100, TimeUnit.MILLISECONDS);
+        if (write != null) {
+          write.run();
+        } else if (folding.isDone() && writes.isEmpty()) {
+          // Every statement was handed over before the folding ended.
+          return folding.get();
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("Interrupted while writing the fold", e);
+    } catch (ExecutionException e) {
+      throw e.getCause() instanceof RuntimeException failure
+          ? failure
+          : new IllegalStateException("Could not fold the event table", e.getCause());
+    } finally {
+      folding.cancel(true);
+    }
   }
 
   /**
@@ -153,14 +203,12 @@ class ReplayFold {
     }
   }
 
-  private static void hand(
-      BlockingQueue<List<EventTableFold.StoredEvent>> chunks,
-      List<EventTableFold.StoredEvent> chunk) {
-    if (chunk.isEmpty()) {
+  private static <T> void hand(BlockingQueue<T> queue, T item) {
+    if (item instanceof List<?> chunk && chunk.isEmpty()) {
       return;
     }
     try {
-      chunks.put(chunk);
+      queue.put(item);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("The fold stopped reading", e);

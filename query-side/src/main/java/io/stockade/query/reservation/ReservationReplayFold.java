@@ -9,6 +9,7 @@ import io.stockade.platform.eventstore.EventTableFold.StoredEvent;
 import io.stockade.query.replay.ReadModelFold;
 import java.time.Instant;
 import java.util.Map;
+import java.util.concurrent.Executor;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.springframework.stereotype.Component;
@@ -46,8 +47,8 @@ class ReservationReplayFold implements ReadModelFold {
   }
 
   @Override
-  public Writer start() {
-    ReservationRows.Fold fold = rows.fold();
+  public Writer start(Executor writes) {
+    ReservationRows.Fold fold = rows.fold(writes);
     return new Writer() {
       @Override
       public void accept(StoredEvent event) {

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import io.stockade.api.reservation.ReservationLine;
 import io.stockade.api.reservation.ReservationView;
 import io.stockade.api.reservation.StockReleased;
+import io.stockade.query.replay.BulkRows;
 import io.stockade.query.replay.BulkValues;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -20,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.Executor;
 import org.axonframework.messaging.unitofwork.CurrentUnitOfWork;
 import org.axonframework.messaging.unitofwork.UnitOfWork;
 import org.slf4j.Logger;
@@ -55,9 +57,22 @@ class ReservationRows {
   /** The storage format of the lines does not follow the web layer's JSON settings. */
   private static final JsonMapper JSON = JsonMapper.builder().build();
 
-  private static final String COLUMNS =
-      "reservation_id, user_id, status, lines_json, created_at, expires_at, confirmed_at,"
-          + " confirmed_lines_json, released_at, release_reason, last_sequence, updated_at";
+  private static final List<String> COLUMN_NAMES =
+      List.of(
+          "reservation_id",
+          "user_id",
+          "status",
+          "lines_json",
+          "created_at",
+          "expires_at",
+          "confirmed_at",
+          "confirmed_lines_json",
+          "released_at",
+          "release_reason",
+          "last_sequence",
+          "updated_at");
+
+  private static final String COLUMNS = String.join(", ", COLUMN_NAMES);
 
   /** Where {@link #COLUMNS} has the columns a change sets, and those that order the changes. */
   private static final int STATUS = 2;
@@ -289,7 +304,7 @@ class ReservationRows {
   }
 
   /** Changes a replay's fold holds before writing them together. */
-  private static final int FOLD_WINDOW = 2000;
+  private static final int FOLD_WINDOW = 10_000;
 
   /**
    * A fold into the emptied table (a replay's, see {@link ReservationReplayFold}): the rows that
@@ -301,9 +316,16 @@ class ReservationRows {
    */
   final class Fold {
 
+    private final Executor writes;
+    private final BulkRows rows =
+        new BulkRows(jdbc, "reservation_view", COLUMN_NAMES, BulkRows.Duplicates.SKIP);
     private final Map<String, Creation> created = new LinkedHashMap<>();
     private final List<Change> updates = new ArrayList<>();
     private final Set<String> updated = new HashSet<>();
+
+    private Fold(Executor writes) {
+      this.writes = writes;
+    }
 
     void create(
         String reservationId,
@@ -387,15 +409,16 @@ class ReservationRows {
       List<Change> batch = new ArrayList<>(created.size() + updates.size());
       batch.addAll(created.values());
       batch.addAll(updates);
-      write(batch);
+      writes.execute(() -> write(batch, rows));
       created.clear();
       updates.clear();
       updated.clear();
     }
   }
 
-  Fold fold() {
-    return new Fold();
+  /** A fold whose statements go to {@code writes}, in order. */
+  Fold fold(Executor writes) {
+    return new Fold(writes);
   }
 
   /**
@@ -404,6 +427,11 @@ class ReservationRows {
    * before its other events, so its order is kept.
    */
   private void write(List<Change> batch) {
+    write(batch, null);
+  }
+
+  /** {@link #write(List)}, the new rows through {@code bulk} when it is given (a fold's). */
+  private void write(List<Change> batch, BulkRows bulk) {
     List<Object[]> creations = new ArrayList<>();
     List<Update> updates = new ArrayList<>();
     for (Change change : batch) {
@@ -412,6 +440,10 @@ class ReservationRows {
       } else {
         updates.add((Update) change);
       }
+    }
+    if (bulk != null) {
+      bulk.write(creations);
+      creations.clear();
     }
     for (int from = 0; from < creations.size(); from += MAX_ROWS_PER_INSERT) {
       List<Object[]> chunk =

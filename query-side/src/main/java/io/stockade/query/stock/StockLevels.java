@@ -1,6 +1,7 @@
 package io.stockade.query.stock;
 
 import io.stockade.api.stock.StockLevel;
+import io.stockade.query.replay.BulkRows;
 import io.stockade.query.replay.BulkValues;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -17,6 +18,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.concurrent.Executor;
 import org.axonframework.messaging.unitofwork.CurrentUnitOfWork;
 import org.axonframework.messaging.unitofwork.UnitOfWork;
 import org.springframework.dao.DuplicateKeyException;
@@ -47,8 +49,24 @@ class StockLevels {
   /** Ledger entries per insert statement (nine parameters each). */
   private static final int MAX_ROWS_PER_INSERT = 500;
 
-  /** Ledger entries per insert statement of a replay's fold, and SKU rows per batch. */
-  private static final int FOLD_ROWS_PER_INSERT = 1000;
+  /** Ledger entries and SKU rows per write of a replay's fold ({@link BulkRows}). */
+  private static final int FOLD_ROWS_PER_WRITE = 10_000;
+
+  private static final List<String> LEDGER_COLUMNS =
+      List.of(
+          "sku_id",
+          "event_id",
+          "global_index",
+          "occurred_at",
+          "event_type",
+          "reference",
+          "total_change",
+          "reserved_change",
+          "sold_change");
+
+  private static final List<String> LEVEL_COLUMNS =
+      List.of(
+          "sku_id", "total", "reserved", "sold", "per_user_limit", "registered_at", "updated_at");
 
   /** Event identifiers per query of their global indexes. */
   private static final int MAX_IDS_PER_QUERY = 1000;
@@ -270,15 +288,24 @@ class StockLevels {
 
   /**
    * A fold into emptied tables (a replay's, see {@link StockReplayFold}): the same rows as {@link
-   * #apply} and {@link #register} would write change by change, written in bulk. Ledger entries go
-   * out in multi-row inserts as they come, a chunk at a time; the sums are held per SKU and written
-   * by {@link #finish}. Memory: a chunk of entries and one sum per SKU.
+   * #apply} and {@link #register} would write change by change, written in bulk ({@link BulkRows}).
+   * Ledger entries go out as they come, {@value #FOLD_ROWS_PER_WRITE} at a time; the sums are held
+   * per SKU and written by {@link #finish}. Memory: a chunk of entries and one sum per SKU.
    */
   final class Fold {
 
-    private final List<Applied> entries = new ArrayList<>(FOLD_ROWS_PER_INSERT);
+    private final Executor writes;
+    private final BulkRows ledger =
+        new BulkRows(jdbc, "stock_ledger", LEDGER_COLUMNS, BulkRows.Duplicates.FAIL);
+    private final BulkRows levels =
+        new BulkRows(jdbc, "stock_level", LEVEL_COLUMNS, BulkRows.Duplicates.FAIL);
+    private final List<Applied> entries = new ArrayList<>(FOLD_ROWS_PER_WRITE);
     private final Map<String, Long> globalIndexes = new HashMap<>();
     private final SortedMap<String, Pending> sums = new TreeMap<>();
+
+    private Fold(Executor writes) {
+      this.writes = writes;
+    }
 
     /**
      * Applies a change of the event at this global index; a second change of the same SKU by the
@@ -305,7 +332,7 @@ class StockLevels {
           return;
         }
       }
-      if (entries.size() >= FOLD_ROWS_PER_INSERT && !sameEvent(change)) {
+      if (entries.size() >= FOLD_ROWS_PER_WRITE && !sameEvent(change)) {
         flush();
       }
       entries.add(applied);
@@ -319,7 +346,23 @@ class StockLevels {
     }
 
     private void flush() {
-      insertLedger(entries, globalIndexes);
+      List<Object[]> rows = new ArrayList<>(entries.size());
+      for (Applied applied : entries) {
+        Change change = applied.change();
+        rows.add(
+            new Object[] {
+              change.skuId(),
+              change.eventId(),
+              globalIndexes.getOrDefault(change.eventId(), -1L),
+              utc(change.occurredAt()),
+              change.eventType(),
+              change.reference(),
+              change.total(),
+              change.reserved(),
+              change.sold()
+            });
+      }
+      writes.execute(() -> ledger.write(rows));
       entries.clear();
       globalIndexes.clear();
     }
@@ -329,41 +372,33 @@ class StockLevels {
       if (!entries.isEmpty()) {
         flush();
       }
-      List<Object> arguments = new ArrayList<>();
-      int rows = 0;
+      List<Object[]> rows = new ArrayList<>();
       for (Map.Entry<String, Pending> entry : sums.entrySet()) {
         Pending sum = entry.getValue();
-        arguments.add(entry.getKey());
-        arguments.add(sum.total());
-        arguments.add(sum.reserved());
-        arguments.add(sum.sold());
-        arguments.add(sum.perUserLimit());
-        arguments.add(sum.registers() ? utc(sum.registeredAt()) : null);
-        arguments.add(utc(sum.latest()));
-        if (++rows == FOLD_ROWS_PER_INSERT) {
-          insertLevels(rows, arguments);
-          arguments.clear();
-          rows = 0;
+        rows.add(
+            new Object[] {
+              entry.getKey(),
+              sum.total(),
+              sum.reserved(),
+              sum.sold(),
+              sum.perUserLimit(),
+              sum.registers() ? utc(sum.registeredAt()) : null,
+              utc(sum.latest())
+            });
+        if (rows.size() == FOLD_ROWS_PER_WRITE) {
+          List<Object[]> chunk = List.copyOf(rows);
+          writes.execute(() -> levels.write(chunk));
+          rows.clear();
         }
       }
-      if (rows > 0) {
-        insertLevels(rows, arguments);
-      }
+      writes.execute(() -> levels.write(rows));
       sums.clear();
-    }
-
-    /** SKU rows into the emptied table: the rows the upserts of {@link #write} would leave. */
-    private void insertLevels(int rows, List<Object> arguments) {
-      jdbc.update(
-          "insert into stock_level"
-              + " (sku_id, total, reserved, sold, per_user_limit, registered_at, updated_at) values "
-              + String.join(", ", Collections.nCopies(rows, "(?, ?, ?, ?, ?, ?, ?)")),
-          BulkValues.of(arguments));
     }
   }
 
-  Fold fold() {
-    return new Fold();
+  /** A fold whose statements go to {@code writes}, in order. */
+  Fold fold(Executor writes) {
+    return new Fold(writes);
   }
 
   Optional<StockLevel> find(String skuId) {

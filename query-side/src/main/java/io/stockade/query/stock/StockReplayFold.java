@@ -10,6 +10,7 @@ import io.stockade.platform.eventstore.EventTableFold.StoredEvent;
 import io.stockade.query.replay.ReadModelFold;
 import java.time.Instant;
 import java.util.Map;
+import java.util.concurrent.Executor;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.springframework.stereotype.Component;
@@ -48,8 +49,8 @@ class StockReplayFold implements ReadModelFold {
   }
 
   @Override
-  public Writer start() {
-    StockLevels.Fold fold = stockLevels.fold();
+  public Writer start(Executor writes) {
+    StockLevels.Fold fold = stockLevels.fold(writes);
     return new Writer() {
       @Override
       public void accept(StoredEvent event) {

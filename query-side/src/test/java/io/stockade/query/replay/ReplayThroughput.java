@@ -85,6 +85,8 @@ public final class ReplayThroughput {
                 "--spring.data.redis.host=" + redisHost,
                 "--spring.data.redis.port=" + redisPort,
                 "--logging.level.root=WARN",
+                // The replay's own lines: when it starts, each tenth of the fold, its end.
+                "--logging.level.io.stockade.query.replay=INFO",
                 // No request is made, but a service does not start without a token key.
                 "--spring.security.oauth2.resourceserver.jwt.public-key-location="
                     + TestTokens.PUBLIC_KEY_LOCATION,
