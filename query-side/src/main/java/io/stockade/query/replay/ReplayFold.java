@@ -17,6 +17,7 @@ import org.axonframework.eventhandling.GapAwareTrackingToken;
 import org.axonframework.eventhandling.tokenstore.TokenStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.stereotype.Component;
 
 /**
@@ -45,11 +46,22 @@ class ReplayFold {
   /** Statements handed to the transaction's thread and not run yet, at most. */
   private static final int WRITES_QUEUED = 4;
 
-  private final EventTableFold table;
+  /** What reads the event table in global-index order: {@link EventTableFold#fold}. */
+  interface EventTable {
+    GapAwareTrackingToken fold(
+        Map<String, Class<?>> types, Consumer<EventTableFold.StoredEvent> sink);
+  }
+
+  private final EventTable table;
   private final List<ReadModelFold> folds;
   private final TokenStore tokenStore;
 
+  @Autowired
   ReplayFold(EventTableFold table, List<ReadModelFold> folds, TokenStore tokenStore) {
+    this(table::fold, folds, tokenStore);
+  }
+
+  ReplayFold(EventTable table, List<ReadModelFold> folds, TokenStore tokenStore) {
     this.table = table;
     this.folds = List.copyOf(folds);
     this.tokenStore = tokenStore;
