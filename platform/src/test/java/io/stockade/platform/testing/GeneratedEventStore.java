@@ -26,6 +26,16 @@ public final class GeneratedEventStore {
    * payloads, ISO timestamps from 2026-11-30T10:00:00Z on), 5,000 rows a transaction.
    */
   public static void write(Connection connection, int events, int skus) throws SQLException {
+    write(connection, events, skus, false);
+  }
+
+  /**
+   * {@link #write(Connection, int, int)}, the reservations identified by random UUIDs when {@code
+   * randomIds} (as clients that make their identifiers up send them), by {@code bench-R-<n>}
+   * otherwise, which sort about in the order they are written.
+   */
+  public static void write(Connection connection, int events, int skus, boolean randomIds)
+      throws SQLException {
     connection.setAutoCommit(false);
     String sql =
         "insert into domain_event_entry (aggregate_identifier, sequence_number, type,"
@@ -47,7 +57,7 @@ public final class GeneratedEventStore {
       }
       int reservation = 0;
       while (written < events) {
-        String id = "bench-R-" + reservation;
+        String id = randomIds ? UUID.randomUUID().toString() : "bench-R-" + reservation;
         String sku = "bench-sku-" + (reservation % skus);
         Instant at = t0.plusMillis(reservation);
         String lines = "[{\"skuId\":\"" + sku + "\",\"quantity\":1}]";

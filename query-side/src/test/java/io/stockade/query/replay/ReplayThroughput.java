@@ -44,8 +44,9 @@ import org.springframework.core.io.ClassPathResource;
  * <events/s>}. Options as key=value: host (127.0.0.1), port (3306), user (root), password (empty),
  * redisHost (127.0.0.1), redisPort (6379), database (stockade_bench_replay), events (1000000), skus
  * (100), scans (3), replays (true; false: the folds only), again (false; true: a second replay of
- * every read model, over the models the first built, printed as {@code RESULT replay-again}), keep
- * (false: drop the database at the end).
+ * every read model, over the models the first built, printed as {@code RESULT replay-again}),
+ * randomIds (false; true: reservations identified by random UUIDs instead of {@code bench-R-<n>}),
+ * keep (false: drop the database at the end).
  */
 public final class ReplayThroughput {
 
@@ -60,6 +61,7 @@ public final class ReplayThroughput {
     int scans = run.number("scans", 3);
     boolean withReplays = run.flag("replays", true);
     boolean again = run.flag("again", false);
+    boolean randomIds = run.flag("randomIds", false);
     run.createDatabase();
     String redisHost = run.option("redisHost", "127.0.0.1");
     String redisPort = run.option("redisPort", "6379");
@@ -100,7 +102,7 @@ public final class ReplayThroughput {
       }
       long started = System.nanoTime();
       try (Connection connection = run.connect()) {
-        GeneratedEventStore.write(connection, events, skus);
+        GeneratedEventStore.write(connection, events, skus, randomIds);
       }
       System.out.printf("wrote %d events in %.1f s%n", events, (System.nanoTime() - started) / 1e9);
 
