@@ -149,10 +149,10 @@ public final class BulkRows {
   }
 
   private int insert(List<Object[]> rows) {
+    String row = "(" + String.join(", ", Collections.nCopies(columns.size(), "?")) + ")";
     int written = 0;
     for (int from = 0; from < rows.size(); from += ROWS_PER_INSERT) {
       List<Object[]> chunk = rows.subList(from, Math.min(rows.size(), from + ROWS_PER_INSERT));
-      String row = "(" + String.join(", ", Collections.nCopies(columns.size(), "?")) + ")";
       List<Object> values = new ArrayList<>(chunk.size() * columns.size());
       for (Object[] rowValues : chunk) {
         values.addAll(Arrays.asList(rowValues));

@@ -189,7 +189,9 @@ class ReplayFold {
                           chunk.clear();
                         }
                       });
-              hand(chunks, List.copyOf(chunk));
+              if (!chunk.isEmpty()) {
+                hand(chunks, List.copyOf(chunk));
+              }
               return end;
             });
     Thread reader = new Thread(reading, "replay-fold-reader");
@@ -216,9 +218,6 @@ class ReplayFold {
   }
 
   private static <T> void hand(BlockingQueue<T> queue, T item) {
-    if (item instanceof List<?> chunk && chunk.isEmpty()) {
-      return;
-    }
     try {
       queue.put(item);
     } catch (InterruptedException e) {

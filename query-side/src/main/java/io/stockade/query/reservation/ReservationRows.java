@@ -270,7 +270,8 @@ class ReservationRows {
 
   private static final String INSERT = "INSERT INTO reservation_view (" + COLUMNS + ") VALUES ";
 
-  private static final String INSERT_ROW = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+  private static final String INSERT_ROW =
+      "(" + String.join(", ", Collections.nCopies(COLUMN_NAMES.size(), "?")) + ")";
 
   private static final String UPDATE =
       "UPDATE reservation_view SET status = coalesce(?, status),"
@@ -443,16 +444,8 @@ class ReservationRows {
     }
     if (bulk != null) {
       bulk.write(creations);
-      creations.clear();
-    }
-    for (int from = 0; from < creations.size(); from += MAX_ROWS_PER_INSERT) {
-      List<Object[]> chunk =
-          creations.subList(from, Math.min(creations.size(), from + MAX_ROWS_PER_INSERT));
-      jdbc.update(
-          INSERT
-              + String.join(", ", Collections.nCopies(chunk.size(), INSERT_ROW))
-              + " ON DUPLICATE KEY UPDATE reservation_id = reservation_id",
-          BulkValues.of(chunk.stream().flatMap(Arrays::stream).toList()));
+    } else {
+      insert(creations);
     }
     if (updates.isEmpty()) {
       return;
@@ -462,6 +455,19 @@ class ReservationRows {
       if (counts[i] == 0) {
         notApplied(updates.get(i));
       }
+    }
+  }
+
+  /** New rows in multi-row inserts that skip rows which exist. */
+  private void insert(List<Object[]> creations) {
+    for (int from = 0; from < creations.size(); from += MAX_ROWS_PER_INSERT) {
+      List<Object[]> chunk =
+          creations.subList(from, Math.min(creations.size(), from + MAX_ROWS_PER_INSERT));
+      jdbc.update(
+          INSERT
+              + String.join(", ", Collections.nCopies(chunk.size(), INSERT_ROW))
+              + " ON DUPLICATE KEY UPDATE reservation_id = reservation_id",
+          BulkValues.of(chunk.stream().flatMap(Arrays::stream).toList()));
     }
   }
 

@@ -10,6 +10,7 @@ import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
@@ -217,10 +218,10 @@ class StockLevels {
   }
 
   private static final String LEDGER_INSERT =
-      "insert into stock_ledger (sku_id, event_id, global_index, occurred_at, event_type,"
-          + " reference, total_change, reserved_change, sold_change) values ";
+      "insert into stock_ledger (" + String.join(", ", LEDGER_COLUMNS) + ") values ";
 
-  private static final String LEDGER_ROW = "(?, ?, ?, ?, ?, ?, ?, ?, ?)";
+  private static final String LEDGER_ROW =
+      "(" + String.join(", ", Collections.nCopies(LEDGER_COLUMNS.size(), "?")) + ")";
 
   /**
    * The global index of each event of a batch, from the event store's table, or -1 for an event it
@@ -268,22 +269,28 @@ class StockLevels {
 
   /** The ledger entries of a chunk, in one statement. */
   private void insertLedger(List<Applied> chunk, Map<String, Long> globalIndexes) {
-    List<Object> arguments = new ArrayList<>(chunk.size() * 9);
+    List<Object> arguments = new ArrayList<>(chunk.size() * LEDGER_COLUMNS.size());
     for (Applied applied : chunk) {
-      Change change = applied.change();
-      arguments.add(change.skuId());
-      arguments.add(change.eventId());
-      arguments.add(globalIndexes.getOrDefault(change.eventId(), -1L));
-      arguments.add(utc(change.occurredAt()));
-      arguments.add(change.eventType());
-      arguments.add(change.reference());
-      arguments.add(change.total());
-      arguments.add(change.reserved());
-      arguments.add(change.sold());
+      arguments.addAll(Arrays.asList(ledgerRow(applied.change(), globalIndexes)));
     }
     jdbc.update(
         LEDGER_INSERT + String.join(", ", Collections.nCopies(chunk.size(), LEDGER_ROW)),
         BulkValues.of(arguments));
+  }
+
+  /** A ledger entry's values, in the order of {@link #LEDGER_COLUMNS}. */
+  private static Object[] ledgerRow(Change change, Map<String, Long> globalIndexes) {
+    return new Object[] {
+      change.skuId(),
+      change.eventId(),
+      globalIndexes.getOrDefault(change.eventId(), -1L),
+      utc(change.occurredAt()),
+      change.eventType(),
+      change.reference(),
+      change.total(),
+      change.reserved(),
+      change.sold()
+    };
   }
 
   /**
@@ -348,19 +355,7 @@ class StockLevels {
     private void flush() {
       List<Object[]> rows = new ArrayList<>(entries.size());
       for (Applied applied : entries) {
-        Change change = applied.change();
-        rows.add(
-            new Object[] {
-              change.skuId(),
-              change.eventId(),
-              globalIndexes.getOrDefault(change.eventId(), -1L),
-              utc(change.occurredAt()),
-              change.eventType(),
-              change.reference(),
-              change.total(),
-              change.reserved(),
-              change.sold()
-            });
+        rows.add(ledgerRow(applied.change(), globalIndexes));
       }
       writes.execute(() -> ledger.write(rows));
       entries.clear();
