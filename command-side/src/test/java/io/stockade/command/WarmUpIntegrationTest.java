@@ -16,6 +16,7 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -52,6 +53,8 @@ class WarmUpIntegrationTest {
                 "--stockade.warm-up.enabled=true",
                 "--stockade.warm-up.max-requests=" + REQUESTS,
                 "--stockade.warm-up.max-duration=60s",
+                // Ended by the count alone, however quiet the JIT.
+                "--stockade.warm-up.settled-compilation=0",
                 "--stockade.expiry.polling-interval=1h")) {
       int port = Integer.parseInt(warmed.getEnvironment().getProperty("local.server.port"));
       ApiClient client = new ApiClient(port);
@@ -92,6 +95,39 @@ class WarmUpIntegrationTest {
           .isEqualTo(401);
       assertThat(client.send(HttpMethod.POST, "/api/reservations", body).getStatusCode().value())
           .isEqualTo(404);
+    }
+  }
+
+  /**
+   * The warm-up ends once the JIT has settled, long before its count or its duration: here the
+   * share allowed is more than the compilers can spend (1,000 times the window), so the first full
+   * window of 2 s ends it.
+   */
+  @Test
+  void endsOnceTheJitHasSettled() {
+    try (ConfigurableApplicationContext warmed =
+        new SpringApplicationBuilder(CommandSideApplication.class)
+            .run(
+                "--server.port=0",
+                "--stockade.warm-up.enabled=true",
+                "--stockade.warm-up.max-requests=1000000000",
+                "--stockade.warm-up.max-duration=120s",
+                "--stockade.warm-up.settle-window=2s",
+                "--stockade.warm-up.settled-compilation=1000",
+                "--stockade.expiry.polling-interval=1h")) {
+      int port = Integer.parseInt(warmed.getEnvironment().getProperty("local.server.port"));
+      ApiClient client = new ApiClient(port);
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(() -> client.get("/actuator/health/readiness").getStatusCode().value() == 200);
+      Health warmUp = warmed.getBean("warmUp", HealthIndicator.class).health();
+      assertThat(warmUp.getStatus()).isEqualTo(Status.UP);
+      assertThat(warmUp.getDetails())
+          .containsEntry("state", "DONE")
+          .containsEntry("ended", "jit-settled");
+      assertThat((Long) warmUp.getDetails().get("requests"))
+          .isPositive()
+          .isLessThan(1_000_000_000L);
     }
   }
 

@@ -11,6 +11,7 @@ import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -28,12 +29,14 @@ import org.springframework.core.env.Environment;
  * Sends the service's own HTTP port the {@link WarmUpRequests} of every bean that declares some,
  * and the liveness probe's, once the application is ready (its gate open) and before it reports
  * ready: its health component {@code warmUp}, part of the readiness group, is out of service until
- * the warm-up has ended, so a load balancer sends nothing while it runs. It ends after {@code
- * max-requests} answers or {@code max-duration}, whichever first, and at the first answer that is
- * not the one expected (a request that could have changed something is not sent again); whatever
- * happens, its tokens are refused from then on ({@link WarmUpTokens#close()}), before the component
- * reports up. A service whose requests are not ready within {@code max-duration} (its gate stays
- * closed) is not warmed up.
+ * the warm-up has ended, so a load balancer sends nothing while it runs. It ends once the JIT has
+ * settled (its compilers spent less than {@code settled-compilation} of the last {@code
+ * settle-window} compiling: {@link CompilerSettling}), after {@code max-requests} answers or at
+ * {@code max-duration}, whichever first, and at the first answer that is not the one expected (a
+ * request that could have changed something is not sent again); whatever happens, its tokens are
+ * refused from then on ({@link WarmUpTokens#close()}), before the component reports up. A service
+ * whose requests are not ready within {@code max-duration} (its gate stays closed) is not warmed
+ * up.
  */
 final class WarmUp implements ApplicationListener<ApplicationReadyEvent>, HealthIndicator {
 
@@ -42,6 +45,9 @@ final class WarmUp implements ApplicationListener<ApplicationReadyEvent>, Health
   /** A new token after this many requests of one thread: the verification is trained too. */
   private static final int REQUESTS_PER_TOKEN = 250;
 
+  /** How often the JIT's compiling time is sampled while the requests go out. */
+  private static final long SAMPLE_MILLIS = 500;
+
   private final WarmUpProperties properties;
   private final WarmUpTokens tokens;
   private final List<WarmUpRequests> exercises;
@@ -49,6 +55,9 @@ final class WarmUp implements ApplicationListener<ApplicationReadyEvent>, Health
   private final Environment environment;
   private final AtomicLong answered = new AtomicLong();
   private volatile String state;
+
+  /** Why the requests stopped (jit-settled, max-requests or max-duration), once they have. */
+  private volatile String ended;
 
   WarmUp(
       WarmUpProperties properties,
@@ -90,7 +99,12 @@ final class WarmUp implements ApplicationListener<ApplicationReadyEvent>, Health
     String now = state;
     Health.Builder health =
         now.equals("PENDING") || now.equals("WARMING_UP") ? Health.outOfService() : Health.up();
-    return health.withDetail("state", now).withDetail("requests", answered.get()).build();
+    health.withDetail("state", now).withDetail("requests", answered.get());
+    String why = ended;
+    if (why != null) {
+      health.withDetail("ended", why);
+    }
+    return health.build();
   }
 
   private void run() {
@@ -132,6 +146,7 @@ final class WarmUp implements ApplicationListener<ApplicationReadyEvent>, Health
     }
     AtomicLong next = new AtomicLong();
     AtomicReference<String> unexpected = new AtomicReference<>();
+    AtomicBoolean settled = new AtomicBoolean();
     AtomicInteger threads = new AtomicInteger();
     ExecutorService pool =
         Executors.newFixedThreadPool(
@@ -146,7 +161,7 @@ final class WarmUp implements ApplicationListener<ApplicationReadyEvent>, Health
           String token = null;
           int used = 0;
           try (WarmUpConnection connection = new WarmUpConnection(base.getHost(), base.getPort())) {
-            while (unexpected.get() == null && System.nanoTime() - deadline < 0) {
+            while (unexpected.get() == null && !settled.get() && System.nanoTime() - deadline < 0) {
               long n = next.getAndIncrement();
               if (n >= properties.maxRequests()) {
                 return;
@@ -171,11 +186,35 @@ final class WarmUp implements ApplicationListener<ApplicationReadyEvent>, Health
       pool.execute(worker);
     }
     pool.shutdown();
-    if (!pool.awaitTermination(
-        properties.maxDuration().toMillis() + 10_000, TimeUnit.MILLISECONDS)) {
-      pool.shutdownNow();
+    CompilerSettling compilers =
+        new CompilerSettling(
+            properties.settleWindow(),
+            properties.settledCompilation(),
+            CompilerSettling.jvmCompilers());
+    long sending = System.nanoTime();
+    while (!pool.awaitTermination(SAMPLE_MILLIS, TimeUnit.MILLISECONDS)) {
+      long now = System.nanoTime();
+      if (!settled.get() && compilers.settled(now)) {
+        settled.set(true);
+      }
+      if (now - deadline > TimeUnit.SECONDS.toNanos(10)) {
+        pool.shutdownNow();
+        break;
+      }
     }
     long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+    ended =
+        settled.get()
+            ? "jit-settled"
+            : answered.get() >= properties.maxRequests() ? "max-requests" : "max-duration";
+    String end =
+        settled.get()
+            ? "the JIT settled: "
+                + compilers.lastWindowMillis()
+                + " ms of compiling in the last "
+                + properties.settleWindow().toSeconds()
+                + " s"
+            : ended;
     if (unexpected.get() != null) {
       log.warn(
           "Warm-up stopped after {} requests in {} ms: {}",
@@ -184,7 +223,12 @@ final class WarmUp implements ApplicationListener<ApplicationReadyEvent>, Health
           unexpected.get());
       return "STOPPED";
     }
-    log.info("Warmed up with {} requests in {} ms", answered.get(), millis);
+    log.info(
+        "Warmed up with {} requests in {} ms, {} ms of them sending ({})",
+        answered.get(),
+        millis,
+        TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - sending),
+        end);
     return "DONE";
   }
 

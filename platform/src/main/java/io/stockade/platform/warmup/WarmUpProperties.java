@@ -1,5 +1,6 @@
 package io.stockade.platform.warmup;
 
+import jakarta.validation.constraints.DecimalMin;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
@@ -14,7 +15,11 @@ import org.springframework.validation.annotation.Validated;
  * @param enabled {@code false}: the service reports ready without sending itself anything
  * @param maxRequests the warm-up ends once this many requests were answered
  * @param maxDuration or once this long has passed since the service started it, whichever first
- * @param concurrency requests in flight at once
+ * @param concurrency requests in flight at once: few, so that the JIT's compilers have a share of
+ *     the cores to compile the hot path while it runs
+ * @param settleWindow how far back the JIT's compiling is looked at
+ * @param settledCompilation or once the JIT's compilers spent less than this share of the last
+ *     {@code settleWindow} compiling, whichever first; 0: the JIT is not looked at
  */
 @ConfigurationProperties("stockade.warm-up")
 @Validated
@@ -22,4 +27,6 @@ record WarmUpProperties(
     boolean enabled,
     @Min(0) long maxRequests,
     @NotNull Duration maxDuration,
-    @Min(1) @Max(64) int concurrency) {}
+    @Min(1) @Max(64) int concurrency,
+    @NotNull Duration settleWindow,
+    @DecimalMin("0") double settledCompilation) {}
