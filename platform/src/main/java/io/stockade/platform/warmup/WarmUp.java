@@ -56,7 +56,10 @@ final class WarmUp implements ApplicationListener<ApplicationReadyEvent>, Health
   private final AtomicLong answered = new AtomicLong();
   private volatile String state;
 
-  /** Why the requests stopped (jit-settled, max-requests or max-duration), once they have. */
+  /**
+   * Why the requests stopped (jit-settled, max-requests, max-duration or unexpected-answer), once
+   * they have.
+   */
   private volatile String ended;
 
   WarmUp(
@@ -203,10 +206,13 @@ final class WarmUp implements ApplicationListener<ApplicationReadyEvent>, Health
       }
     }
     long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
-    ended =
-        settled.get()
-            ? "jit-settled"
-            : answered.get() >= properties.maxRequests() ? "max-requests" : "max-duration";
+    if (unexpected.get() != null) {
+      ended = "unexpected-answer";
+    } else if (settled.get()) {
+      ended = "jit-settled";
+    } else {
+      ended = answered.get() >= properties.maxRequests() ? "max-requests" : "max-duration";
+    }
     String end =
         settled.get()
             ? "the JIT settled: "
