@@ -11,6 +11,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.DisposableBean;
@@ -62,6 +63,7 @@ class ReconciliationChecks implements SmartLifecycle, DisposableBean {
             thread.setDaemon(true);
             return thread;
           });
+  private final AtomicLong made = new AtomicLong();
   private volatile Checked latest;
   private volatile Checked latestFull;
 
@@ -144,6 +146,7 @@ class ReconciliationChecks implements SmartLifecycle, DisposableBean {
     if (next == null) {
       CompletableFuture<Checked> check = new CompletableFuture<>();
       next = check;
+      made.incrementAndGet();
       try {
         executor.execute(() -> run(check));
       } catch (RejectedExecutionException stopping) {
@@ -187,6 +190,11 @@ class ReconciliationChecks implements SmartLifecycle, DisposableBean {
       check.completeExceptionally(e);
       log.warn("Reconciliation check failed: {}", e.toString());
     }
+  }
+
+  /** How many checks this has made (each run once, for every request that shares it). */
+  long made() {
+    return made.get();
   }
 
   private static void logDrifts(ReconciliationReport report) {

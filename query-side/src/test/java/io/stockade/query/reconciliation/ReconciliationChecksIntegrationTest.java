@@ -120,9 +120,12 @@ class ReconciliationChecksIntegrationTest {
           assertThat(problem.code()).isEqualTo("reconciliation-running");
           assertThat(problem.headers().getFirst("Retry-After")).isNotBlank();
         }
-        assertThat(waitingForTheLock())
+        assertThat(checks.made())
             .as("one check waits for the read model; the others share the next one")
-            .isEqualTo(1);
+            .isBetween(1L, 2L);
+        // That check is the one blocked by the lock (the server counts every instance's sessions:
+        // other applications of the suite may be waiting too).
+        assertThat(waitingForTheLock()).isPositive();
       } finally {
         statement.execute("UNLOCK TABLES");
       }
