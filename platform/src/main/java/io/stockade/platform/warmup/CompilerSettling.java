@@ -21,7 +21,6 @@ final class CompilerSettling {
   private final double share;
   private final LongSupplier compilingMillis;
   private final Deque<Sample> samples = new ArrayDeque<>();
-  private long lastCompilingMillis = -1;
 
   /**
    * @param window how far back a sample looks
@@ -51,10 +50,9 @@ final class CompilerSettling {
    */
   boolean settled(long nanos) {
     long compiling = compilingMillis.getAsLong();
-    if (share <= 0 || compiling < 0) {
+    if (compiling < 0) {
       return false;
     }
-    lastCompilingMillis = compiling;
     samples.addLast(new Sample(nanos, compiling));
     // The window starts at the newest sample that is at least a window old.
     while (samples.size() > 1 && nanos - second().nanos() >= windowNanos) {
@@ -62,7 +60,7 @@ final class CompilerSettling {
     }
     Sample oldest = samples.peekFirst();
     long span = nanos - oldest.nanos();
-    if (span < windowNanos) {
+    if (share <= 0 || span < windowNanos) {
       return false;
     }
     return (compiling - oldest.compilingMillis()) * 1_000_000.0 < share * span;
@@ -75,9 +73,10 @@ final class CompilerSettling {
     return second;
   }
 
-  /** The compilers' time in the window at the last sample, for the log. */
+  /** The compilers' time in the window at the last sample (0 when unknown), for the log. */
   long lastWindowMillis() {
-    Sample oldest = samples.peekFirst();
-    return oldest == null ? 0 : lastCompilingMillis - oldest.compilingMillis();
+    return samples.isEmpty()
+        ? 0
+        : samples.peekLast().compilingMillis() - samples.peekFirst().compilingMillis();
   }
 }

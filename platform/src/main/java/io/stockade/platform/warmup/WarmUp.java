@@ -213,14 +213,6 @@ final class WarmUp implements ApplicationListener<ApplicationReadyEvent>, Health
     } else {
       ended = answered.get() >= properties.maxRequests() ? "max-requests" : "max-duration";
     }
-    String end =
-        settled.get()
-            ? "the JIT settled: "
-                + compilers.lastWindowMillis()
-                + " ms of compiling in the last "
-                + properties.settleWindow().toSeconds()
-                + " s"
-            : ended;
     if (unexpected.get() != null) {
       log.warn(
           "Warm-up stopped after {} requests in {} ms: {}",
@@ -230,11 +222,14 @@ final class WarmUp implements ApplicationListener<ApplicationReadyEvent>, Health
       return "STOPPED";
     }
     log.info(
-        "Warmed up with {} requests in {} ms, {} ms of them sending ({})",
+        "Warmed up with {} requests in {} ms, {} ms of them sending ({}; the JIT compiled for {} ms"
+            + " of the last {} ms)",
         answered.get(),
         millis,
         TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - sending),
-        end);
+        ended,
+        compilers.lastWindowMillis(),
+        properties.settleWindow().toMillis());
     return "DONE";
   }
 
