@@ -5,6 +5,15 @@
 -- the next sequence number, the others are given it (ARGV[5]); a part that is refused makes the
 -- caller withdraw the parts it took (withdraw.lua).
 --
+-- The request's rate limits come first (after the gate's epoch, below): ARGV[1] is b, the number
+-- of its token buckets (0 to 64), KEYS[1..b] the buckets and ARGV[2..2b+1] their capacities and
+-- refills, as token_buckets below (the same code as ratelimit.lua's) takes them: on one Redis a
+-- reservation takes its buckets in this call, a round trip less than a call of ratelimit.lua
+-- before it. b is 0 for no buckets (rate limits off; on a cluster, where the buckets lie in other
+-- slots and ratelimit.lua takes them first; every part but the first of a reservation admitted
+-- part by part, and every call after its first while units are gathered from other buckets).
+-- The keys and arguments below are numbered without them.
+--
 -- KEYS[1]          intent record of the reservation's part (hash)  stockade:{<t>}:reservation:<reservationId>
 -- KEYS[2]          admission sequence (string counter)             stockade:{<t>}:gate:sequence
 -- KEYS[3]          admitted, not yet known to be recorded          stockade:{<t>}:gate:pending
@@ -62,9 +71,14 @@
 --                                                 (sequence 0: tentative, not recorded)
 --   {5, lineIndex, limit, alreadyHeld, sequence}  LIMIT_EXCEEDED: the user's allowance is too small
 --   {6, lineIndex}                                UNKNOWN_SKU: no counters for that SKU
+--   {7, bucket, retryAfterMillis}                 RATE_LIMITED: token bucket number bucket (1-based,
+--                                                 the first short one) holds less than one token;
+--                                                 nothing written, no decision. retryAfterMillis
+--                                                 (at least 1): until every short bucket holds one
 --   error "ERR_ARGUMENT <reason>"                 malformed call; nothing written
 --   error "ERR_TYPE <key>"                        a key holds the wrong Redis type; nothing written
--- Every check runs before the first write. A decision (ADMITTED, INSUFFICIENT unless tentative,
+-- Every check runs before the first write. Every reply but CLOSED, RATE_LIMITED and the errors
+-- takes one token from each bucket, with the reply's writes. A decision (ADMITTED, INSUFFICIENT unless tentative,
 -- LIMIT_EXCEEDED) takes a sequence number and appends its entry to the decision stream; a refusal
 -- writes nothing else. DUPLICATE and REUSED are no decisions (a retry answered from the record, a misused id),
 -- and an unknown SKU or an error writes nothing at all: an order naming an unknown SKU is answered
@@ -116,6 +130,109 @@ end
 local function has_type(key, expected)
   local actual = redis.call('TYPE', key)['ok']
   return actual == 'none' or actual == expected
+end
+
+-- Token buckets, the same code in ratelimit.lua and reserve.lua (scripts cannot share it). keys
+-- are the buckets (hashes: fields tokens, in millionths of a token, an integer, and at, the Redis
+-- time they were counted at, in microseconds; no key is a full bucket), args[2i-1] the capacity
+-- of bucket i (the tokens it holds when full, an integer from 1 to 10^9) and args[2i] its refill
+-- (tokens per second, a decimal number from 0.000001 to 10^9). A bucket refills continuously at
+-- its rate, up to its capacity, by Redis's own clock (TIME), so that instances whose clocks differ
+-- count alike; its key expires when the bucket would be full again, so an idle user or client
+-- leaves no key behind. Reads every bucket and writes nothing. Answers a function that takes one
+-- token from every bucket (for the caller to call once every check of its own has passed), or nil
+-- and either an error reply (ERR_ARGUMENT, or ERR_TYPE for a key of another type or a malformed
+-- bucket) or {index, retryAfterMillis}: bucket index (1-based, the first that holds less than one
+-- token) is short, and every short bucket holds one again after retryAfterMillis (at least 1).
+local function token_buckets(keys, args)
+  local MICRO = 1000000
+  local n = #keys
+  if #args ~= 2 * n then
+    return nil, redis.error_reply('ERR_ARGUMENT expected a capacity and a refill per bucket')
+  end
+  local capacities = {}
+  local rates = {}
+  for i = 1, n do
+    local capacity = args[2 * i - 1]
+    local rate = args[2 * i]
+    if not string.match(capacity, '^%d+$') or tonumber(capacity) < 1
+        or tonumber(capacity) > 1000000000 then
+      return nil, redis.error_reply('ERR_ARGUMENT capacity of bucket ' .. i)
+    end
+    if not (string.match(rate, '^%d+$') or string.match(rate, '^%d*%.%d+$'))
+        or tonumber(rate) * MICRO < 1 or tonumber(rate) > 1000000000 then
+      return nil, redis.error_reply('ERR_ARGUMENT refill of bucket ' .. i)
+    end
+    -- In millionths of a token, and in millionths of a token per microsecond.
+    capacities[i] = tonumber(capacity) * MICRO
+    rates[i] = tonumber(rate)
+  end
+  if n == 0 then
+    return function() end
+  end
+  local time = redis.call('TIME')
+  local now = tonumber(time[1]) * MICRO + tonumber(time[2])
+  local tokens = {}
+  local short = 0
+  local wait = 0
+  for i = 1, n do
+    local kind = redis.call('TYPE', keys[i])['ok']
+    if kind == 'none' then
+      tokens[i] = capacities[i]
+    elseif kind == 'hash' then
+      local state = redis.call('HMGET', keys[i], 'tokens', 'at')
+      local counted = tonumber(state[1])
+      local at = tonumber(state[2])
+      if counted == nil or at == nil then
+        return nil, redis.error_reply('ERR_TYPE ' .. keys[i])
+      end
+      local elapsed = math.max(now - at, 0)
+      tokens[i] = math.min(capacities[i], counted + math.floor(elapsed * rates[i]))
+    else
+      return nil, redis.error_reply('ERR_TYPE ' .. keys[i])
+    end
+    if tokens[i] < MICRO then
+      if short == 0 then
+        short = i
+      end
+      wait = math.max(wait, math.ceil((MICRO - tokens[i]) / rates[i]))
+    end
+  end
+  if short > 0 then
+    return nil, { short, math.max(math.ceil(wait / 1000), 1) }
+  end
+  return function()
+    for i = 1, n do
+      local left = tokens[i] - MICRO
+      -- Whole numbers up to 10^15 are exact in a Lua number; tostring would print them with 14
+      -- significant digits, so they are formatted here.
+      redis.call('HSET', keys[i], 'tokens', string.format('%.0f', left), 'at',
+        string.format('%.0f', now))
+      -- Full again after (capacity - left) / rate microseconds.
+      local full = math.ceil((capacities[i] - left) / rates[i] / 1000)
+      redis.call('PEXPIRE', keys[i], string.format('%.0f', math.max(full, 1)))
+    end
+  end
+end
+
+-- The request's token buckets, taken out of KEYS and ARGV; a short one refuses the request.
+local bucket_count = integer(table.remove(ARGV, 1), 0, 64)
+if bucket_count == nil or #KEYS < bucket_count or #ARGV < 2 * bucket_count then
+  return argument_error('token buckets')
+end
+local bucket_keys = {}
+local bucket_args = {}
+for i = 1, bucket_count do
+  bucket_keys[i] = table.remove(KEYS, 1)
+  bucket_args[2 * i - 1] = table.remove(ARGV, 1)
+  bucket_args[2 * i] = table.remove(ARGV, 1)
+end
+local take_tokens, short = token_buckets(bucket_keys, bucket_args)
+if take_tokens == nil then
+  if short.err then
+    return short
+  end
+  return { 7, short[1], short[2] }
 end
 
 -- Arguments.
@@ -212,6 +329,7 @@ end
 local intent = redis.call('HMGET', KEYS[1], 'fingerprint', 'sequence', 'admittedAt', 'expiresAt', 'state',
   'epoch')
 if intent[1] then
+  take_tokens()
   if intent[1] ~= fingerprint or (given > 0 and tonumber(intent[2]) ~= given) then
     return { 3 }
   end
@@ -230,6 +348,7 @@ end
 for index, line in ipairs(merged) do
   local counters = redis.call('HMGET', line.counters, 'available', 'limit')
   if counters[1] == false then
+    take_tokens()
     return { 6, index - 1 }
   end
   line.available = integer(counters[1], 0, 9007199254740991)
@@ -238,6 +357,9 @@ for index, line in ipairs(merged) do
     return redis.error_reply('ERR_TYPE ' .. line.counters)
   end
 end
+
+-- Every check has passed: whatever the reply, the request takes its tokens.
+take_tokens()
 
 -- The decision's sequence number and its entry in the decision stream, with each line's available
 -- units after it.

@@ -1,5 +1,6 @@
 package io.stockade.command.admission;
 
+import java.time.Duration;
 import java.time.Instant;
 
 /**
@@ -24,6 +25,8 @@ public sealed interface AdmissionDecision {
     T unknownSku(UnknownSku unknownSku);
 
     T unavailable(Unavailable unavailable);
+
+    T rateLimited(RateLimited rateLimited);
   }
 
   <T> T accept(Cases<T> cases);
@@ -120,6 +123,19 @@ public sealed interface AdmissionDecision {
     @Override
     public <T> T accept(Cases<T> cases) {
       return cases.unavailable(this);
+    }
+  }
+
+  /**
+   * The admission's token bucket at {@code bucket} (0-based, in {@link Admission#buckets()}'s
+   * order; the first short one) holds less than one token: nothing was taken, and no decision
+   * recorded. Every short bucket holds a token again after {@code retryAfter}.
+   */
+  record RateLimited(int bucket, Duration retryAfter) implements AdmissionDecision {
+
+    @Override
+    public <T> T accept(Cases<T> cases) {
+      return cases.rateLimited(this);
     }
   }
 }

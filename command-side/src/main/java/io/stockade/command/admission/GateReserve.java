@@ -6,6 +6,7 @@ import static io.stockade.command.admission.GateScripts.number;
 
 import io.stockade.api.reservation.ReservationLine;
 import io.stockade.command.admission.GateLayout.Partition;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -16,10 +17,11 @@ import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.core.script.RedisScript;
 
 /**
- * The hot path: answers a reservation (reserve.lua). One script call when its lines lie in one
- * partition; otherwise part by part, leaving the parts it took when one is refused; and, for a SKU
- * in buckets, units gathered from the other buckets before a refusal for want of stock is final. It
- * turns every reply into the {@link AdmissionDecision} the caller must handle.
+ * The hot path: answers a reservation (reserve.lua), taking its rate-limit tokens in the first
+ * script call. One script call when its lines lie in one partition; otherwise part by part, leaving
+ * the parts it took when one is refused; and, for a SKU in buckets, units gathered from the other
+ * buckets before a refusal for want of stock is final. It turns every reply into the {@link
+ * AdmissionDecision} the caller must handle.
  */
 final class GateReserve {
 
@@ -72,7 +74,8 @@ final class GateReserve {
       // Where units may be gathered from other buckets, a refusal for want of stock is tentative
       // until the gathering is done: not recorded as a decision, and asked again as a final one.
       boolean tentative = placements.inBuckets(admission.lines());
-      AdmissionDecision decision = admit(session, admission, !tentative);
+      // The first call takes the request's rate-limit tokens; the calls after it take none.
+      AdmissionDecision decision = admit(session, admission, admission.buckets(), !tentative);
       for (int round = 0; round < CONSOLIDATIONS; round++) {
         if (!(decision instanceof AdmissionDecision.Insufficient insufficient)
             || placements.placement(insufficient.skuId()).size() == 1) {
@@ -82,7 +85,7 @@ final class GateReserve {
         if (!moves.consolidate(session, insufficient.skuId(), admission.userId(), wanted)) {
           return finalDecision(session, admission, decision, tentative);
         }
-        decision = admit(session, admission, !tentative);
+        decision = admit(session, admission, List.of(), !tentative);
       }
       return decision instanceof AdmissionDecision.Insufficient
           ? new AdmissionDecision.Unavailable("Stock is being moved between buckets")
@@ -96,17 +99,20 @@ final class GateReserve {
   private AdmissionDecision finalDecision(
       GateSession session, Admission admission, AdmissionDecision decision, boolean tentative) {
     return tentative && decision instanceof AdmissionDecision.Insufficient
-        ? admit(session, admission, true)
+        ? admit(session, admission, List.of(), true)
         : decision;
   }
 
   /**
+   * @param buckets the token buckets to take from (in the first part's call)
    * @param decided whether a refusal for want of stock is the final decision (recorded)
    */
-  private AdmissionDecision admit(GateSession session, Admission admission, boolean decided) {
+  private AdmissionDecision admit(
+      GateSession session, Admission admission, List<TokenBucket> buckets, boolean decided) {
     if (layout.partitions().size() == 1) {
       Partition only = layout.partition(0);
-      List<Object> reply = reservePart(session, admission, only, admission.lines(), 0, decided);
+      List<Object> reply =
+          reservePart(session, admission, only, admission.lines(), buckets, 0, decided);
       return decision(reply, admission.lines(), admission.lines(), session.epoch());
     }
     Map<Partition, List<ReservationLine>> parts = new TreeMap<>(BucketPlacements.BY_INDEX);
@@ -120,16 +126,17 @@ final class GateReserve {
     if (parts.size() == 1) {
       Map.Entry<Partition, List<ReservationLine>> only = parts.entrySet().iterator().next();
       List<Object> reply =
-          reservePart(session, admission, only.getKey(), only.getValue(), 0, decided);
+          reservePart(session, admission, only.getKey(), only.getValue(), buckets, 0, decided);
       return decision(reply, admission.lines(), only.getValue(), session.epoch());
     }
-    return reserveParts(session, admission, parts, decided);
+    return reserveParts(session, admission, parts, buckets, decided);
   }
 
   private AdmissionDecision reserveParts(
       GateSession session,
       Admission admission,
       Map<Partition, List<ReservationLine>> parts,
+      List<TokenBucket> buckets,
       boolean decided) {
     List<Object> first = null;
     long sequence = 0;
@@ -140,7 +147,16 @@ final class GateReserve {
     for (Map.Entry<Partition, List<ReservationLine>> part : parts.entrySet()) {
       List<Object> reply;
       try {
-        reply = reservePart(session, admission, part.getKey(), part.getValue(), sequence, decided);
+        // The first part takes the tokens (a short bucket refuses it before anything is taken).
+        reply =
+            reservePart(
+                session,
+                admission,
+                part.getKey(),
+                part.getValue(),
+                first == null ? buckets : List.of(),
+                sequence,
+                decided);
       } catch (DataAccessException | GateClosedException e) {
         leave(admission.reservationId(), new AdmissionId(sequence, session.epoch()), joined);
         throw e;
@@ -181,14 +197,21 @@ final class GateReserve {
       Admission admission,
       Partition partition,
       List<ReservationLine> lines,
+      List<TokenBucket> buckets,
       long sequence,
       boolean decided) {
     List<String> keys = new ArrayList<>();
+    List<Object> args = new ArrayList<>();
+    args.add(buckets.size());
+    for (TokenBucket bucket : buckets) {
+      keys.add(bucket.key());
+      args.add(bucket.capacity());
+      args.add(bucket.refillPerSecond());
+    }
     keys.add(partition.intent(admission.reservationId()));
     keys.add(partition.sequence());
     keys.add(partition.pending());
     keys.add(partition.decisions());
-    List<Object> args = new ArrayList<>();
     args.add(admission.userId());
     args.add(admission.fingerprint());
     args.add(admission.now().toEpochMilli());
@@ -257,6 +280,9 @@ final class GateReserve {
             skuId, index, number(reply, 2), number(reply, 3));
       case 6:
         return new AdmissionDecision.UnknownSku(skuId, index);
+      case 7:
+        return new AdmissionDecision.RateLimited(
+            number(reply, 1).intValue() - 1, Duration.ofMillis(number(reply, 2)));
       default:
         throw new IllegalStateException("Unknown reply of reserve.lua " + reply);
     }

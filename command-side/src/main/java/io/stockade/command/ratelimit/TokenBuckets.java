@@ -39,6 +39,16 @@ class TokenBuckets {
             && factory.isClusterAware();
   }
 
+  /** Whether Redis is a cluster: a request's buckets then lie in different slots. */
+  boolean clustered() {
+    return clustered;
+  }
+
+  /** A limit's refill as the script takes it: a plain decimal number. */
+  static String refill(RateLimitProperties.Limit limit) {
+    return BigDecimal.valueOf(limit.refillPerSecond()).toPlainString();
+  }
+
   /** A bucket of a request: its key and its limit. */
   record Bucket(String key, RateLimitProperties.Limit limit) {}
 
@@ -70,7 +80,7 @@ class TokenBuckets {
       Bucket bucket = buckets.get(i);
       keys.add(bucket.key());
       args[2 * i] = String.valueOf(bucket.limit().capacity());
-      args[2 * i + 1] = BigDecimal.valueOf(bucket.limit().refillPerSecond()).toPlainString();
+      args[2 * i + 1] = refill(bucket.limit());
     }
     List<Object> reply = redis.execute(TAKE, keys, (Object[]) args);
     if (((Number) reply.get(0)).intValue() == 1) {

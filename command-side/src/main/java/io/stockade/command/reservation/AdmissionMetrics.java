@@ -58,7 +58,10 @@ class AdmissionMetrics {
   }
 
   void decided(AdmissionDecision decision) {
-    decision.accept(counters).increment();
+    Counter counter = decision.accept(counters);
+    if (counter != null) {
+      counter.increment();
+    }
   }
 
   void recordingFailed() {
@@ -100,6 +103,16 @@ class AdmissionMetrics {
     @Override
     public Counter unavailable(AdmissionDecision.Unavailable decision) {
       return unavailable;
+    }
+
+    /**
+     * None: a request refused by its rate limits reached no decision, and is counted by the limits'
+     * own {@code stockade.rate-limit.refusals}, whether the gate or the limits' own call found it
+     * short.
+     */
+    @Override
+    public Counter rateLimited(AdmissionDecision.RateLimited decision) {
+      return null;
     }
   }
 }

@@ -252,8 +252,9 @@ class ReservationController {
     List<ReserveRequest.MergedLine> merged = request.mergedLines();
     checkRules(request, merged);
     // After validation (an invalid request is a 400, never counted, and no key is built from an
-    // unchecked userId), before the gate (a refused request changes nothing there).
-    rateLimits.reserving(caller, request.userId());
+    // unchecked userId); taken by the gate in the call that admits (a refused request changes
+    // nothing there), or on a cluster before it.
+    RateLimits.Reserving limits = rateLimits.reserving(caller, request.userId());
     List<ReservationLine> lines = merged.stream().map(ReserveRequest.MergedLine::toLine).toList();
     Duration hold =
         request.holdSeconds() == null
@@ -261,21 +262,24 @@ class ReservationController {
             : Duration.ofSeconds(request.holdSeconds());
     AdmissionDecision decision;
     try {
-      decision = reservingStock.reserve(request.reservationId(), request.userId(), lines, hold);
+      decision =
+          reservingStock.reserve(
+              request.reservationId(), request.userId(), lines, hold, limits.buckets());
     } catch (RecordingFailedException e) {
       throw ProblemException.unavailable(
           CommandProblems.EVENT_STORE_UNAVAILABLE,
           "The reservation could not be recorded; nothing was sold. Retry with the same reservationId.",
           1);
     }
-    return decision.accept(new ToResponse(request, lines));
+    return decision.accept(new ToResponse(request, lines, limits));
   }
 
   /**
    * Maps each gate outcome to the contract's answer. Refusals are returned as problem responses,
    * not thrown: a flash sale refuses far more requests than it admits.
    */
-  private record ToResponse(ReserveRequest request, List<ReservationLine> lines)
+  private record ToResponse(
+      ReserveRequest request, List<ReservationLine> lines, RateLimits.Reserving limits)
       implements AdmissionDecision.Cases<ResponseEntity<?>> {
 
     @Override
@@ -354,6 +358,11 @@ class ReservationController {
               CommandProblems.GATE_UNAVAILABLE,
               "The admission gate cannot decide safely now; nothing was reserved.",
               1));
+    }
+
+    @Override
+    public ResponseEntity<?> rateLimited(AdmissionDecision.RateLimited limited) {
+      return ProblemResponses.response(limits.refused(limited));
     }
   }
 

@@ -8,6 +8,7 @@ import io.stockade.command.admission.AdmissionGate;
 import io.stockade.command.admission.AdmissionGate.Withdrawal;
 import io.stockade.command.admission.AdmissionId;
 import io.stockade.command.admission.GateEpochChangedException;
+import io.stockade.command.admission.TokenBucket;
 import io.stockade.command.reservation.StoringReservations.StoringFailedException;
 import java.time.Clock;
 import java.time.Duration;
@@ -46,12 +47,18 @@ class ReservingStock {
   }
 
   /**
+   * @param buckets the request's rate limits, for the gate to take in the same step
    * @return the gate's decision; {@code Admitted} and {@code Duplicate} have been recorded
    * @throws RecordingFailedException when the gate admitted but the event could not be stored
    */
   AdmissionDecision reserve(
-      String reservationId, String userId, List<ReservationLine> lines, Duration hold) {
-    Admission admission = new Admission(reservationId, userId, lines, hold, clock.instant());
+      String reservationId,
+      String userId,
+      List<ReservationLine> lines,
+      Duration hold,
+      List<TokenBucket> buckets) {
+    Admission admission =
+        new Admission(reservationId, userId, lines, hold, clock.instant(), buckets);
     AdmissionDecision decision;
     try {
       decision = reserve(admission);

@@ -65,6 +65,11 @@ class GateScriptArgumentsTest {
       return TestRedis.PARTITION.intent(reservation + "-new");
     }
 
+    /** A rate limit's token bucket of this test's own (reserve.lua takes them first). */
+    String bucket() {
+      return "stockade:ratelimit:user:{" + reservation + "}";
+    }
+
     /** A decision stream's key of this test's own, for the calls that corrupt it. */
     String decisions() {
       return TestRedis.PARTITION.decisions() + "-" + reservation;
@@ -89,7 +94,8 @@ class GateScriptArgumentsTest {
                         "reserve",
                         reserveKeys(f),
                         List.of(
-                            "u-1", "fp", "x", "900000", "0", "0", "1000000", "1", f.sku(), "1"))),
+                            "0", "u-1", "fp", "x", "900000", "0", "0", "1000000", "1", f.sku(),
+                            "1"))),
         Arguments.of(
             "reserve: negative hold",
             (Fn)
@@ -97,7 +103,8 @@ class GateScriptArgumentsTest {
                     new Call(
                         "reserve",
                         reserveKeys(f),
-                        List.of("u-1", "fp", "1", "-5", "0", "0", "1000000", "1", f.sku(), "1"))),
+                        List.of(
+                            "0", "u-1", "fp", "1", "-5", "0", "0", "1000000", "1", f.sku(), "1"))),
         Arguments.of(
             "reserve: negative sequence",
             (Fn)
@@ -106,7 +113,8 @@ class GateScriptArgumentsTest {
                         "reserve",
                         reserveKeys(f),
                         List.of(
-                            "u-1", "fp", "1", "900000", "-1", "0", "1000000", "1", f.sku(), "1"))),
+                            "0", "u-1", "fp", "1", "900000", "-1", "0", "1000000", "1", f.sku(),
+                            "1"))),
         Arguments.of(
             "reserve: partition over 1023",
             (Fn)
@@ -115,7 +123,7 @@ class GateScriptArgumentsTest {
                         "reserve",
                         reserveKeys(f),
                         List.of(
-                            "u-1", "fp", "1", "900000", "0", "1024", "1000000", "1", f.sku(),
+                            "0", "u-1", "fp", "1", "900000", "0", "1024", "1000000", "1", f.sku(),
                             "1"))),
         Arguments.of(
             "reserve: skuId with a brace",
@@ -124,7 +132,9 @@ class GateScriptArgumentsTest {
                     new Call(
                         "reserve",
                         reserveKeys(f),
-                        List.of("u-1", "fp", "1", "900000", "0", "0", "1000000", "1", "a{b", "1"))),
+                        List.of(
+                            "0", "u-1", "fp", "1", "900000", "0", "0", "1000000", "1", "a{b",
+                            "1"))),
         Arguments.of(
             "reserve: a key missing",
             (Fn)
@@ -133,7 +143,8 @@ class GateScriptArgumentsTest {
                         "reserve",
                         reserveKeys(f).subList(0, 5),
                         List.of(
-                            "u-1", "fp", "1", "900000", "0", "0", "1000000", "1", f.sku(), "1"))),
+                            "0", "u-1", "fp", "1", "900000", "0", "0", "1000000", "1", f.sku(),
+                            "1"))),
         Arguments.of(
             "reserve: zero backlog",
             (Fn)
@@ -141,7 +152,8 @@ class GateScriptArgumentsTest {
                     new Call(
                         "reserve",
                         reserveKeys(f),
-                        List.of("u-1", "fp", "1", "900000", "0", "0", "0", "1", f.sku(), "1"))),
+                        List.of(
+                            "0", "u-1", "fp", "1", "900000", "0", "0", "0", "1", f.sku(), "1"))),
         Arguments.of(
             "reserve: final neither 0 nor 1",
             (Fn)
@@ -150,7 +162,8 @@ class GateScriptArgumentsTest {
                         "reserve",
                         reserveKeys(f),
                         List.of(
-                            "u-1", "fp", "1", "900000", "0", "0", "1000000", "2", f.sku(), "1"))),
+                            "0", "u-1", "fp", "1", "900000", "0", "0", "1000000", "2", f.sku(),
+                            "1"))),
         Arguments.of(
             "reserve: decisions of the wrong type",
             (Fn)
@@ -164,7 +177,9 @@ class GateScriptArgumentsTest {
                             f.decisions(),
                             f.counters(),
                             f.holders()),
-                        List.of("u-1", "fp", "1", "900000", "0", "0", "1000000", "1", f.sku(), "1"),
+                        List.of(
+                            "0", "u-1", "fp", "1", "900000", "0", "0", "1000000", "1", f.sku(),
+                            "1"),
                         fx -> fx.redis().opsForValue().set(fx.decisions(), "x"))),
         Arguments.of(
             "reserve: an argument missing",
@@ -173,7 +188,8 @@ class GateScriptArgumentsTest {
                     new Call(
                         "reserve",
                         reserveKeys(f),
-                        List.of("u-1", "fp", "1", "900000", "0", "0", "1000000", "1", f.sku()))),
+                        List.of(
+                            "0", "u-1", "fp", "1", "900000", "0", "0", "1000000", "1", f.sku()))),
         Arguments.of(
             "reserve: counters of the wrong type",
             (Fn) f -> validReserve(f, fx -> replaceWithString(fx, fx.counters()))),
@@ -187,6 +203,34 @@ class GateScriptArgumentsTest {
                           fx.redis().delete(fx.holders());
                           fx.redis().opsForSet().add(fx.holders(), "x");
                         })),
+        Arguments.of(
+            "reserve: more than 64 token buckets",
+            (Fn) f -> withBucket(f, List.of("65", "5", "1"), fx -> {})),
+        Arguments.of(
+            "reserve: a token bucket's capacity 0",
+            (Fn) f -> withBucket(f, List.of("1", "0", "1"), fx -> {})),
+        Arguments.of(
+            "reserve: a token bucket's refill with an exponent",
+            (Fn) f -> withBucket(f, List.of("1", "5", "1e3"), fx -> {})),
+        Arguments.of(
+            "reserve: a token bucket of the wrong type",
+            (Fn)
+                f ->
+                    withBucket(
+                        f,
+                        List.of("1", "5", "1"),
+                        fx -> fx.redis().opsForValue().set(fx.bucket(), "x"))),
+        Arguments.of(
+            // The bucket has a token; the error that follows takes none.
+            "reserve: a valid token bucket, then a zero quantity",
+            (Fn)
+                f ->
+                    new Call(
+                        "reserve",
+                        withBucketKey(f),
+                        List.of(
+                            "1", "5", "1", "u-1", "fp", "1", "900000", "0", "0", "1000000", "1",
+                            f.sku(), "0"))),
         Arguments.of(
             "reserve: intent of the wrong type",
             (Fn) f -> validReserve(f, fx -> fx.redis().opsForList().leftPush(fx.fresh(), "x"))),
@@ -585,6 +629,7 @@ class GateScriptArgumentsTest {
     call.corrupt().accept(fixture);
     List<String> keys =
         List.of(
+            fixture.bucket(),
             fixture.counters(),
             fixture.counters() + "-new",
             fixture.holders(),
@@ -628,15 +673,31 @@ class GateScriptArgumentsTest {
                     "reserve",
                     reserveKeys(f),
                     List.of(
-                        user, "fp", "1", "900000", "0", "0", "1000000", "1", f.sku(), quantity)));
+                        "0", user, "fp", "1", "900000", "0", "0", "1000000", "1", f.sku(),
+                        quantity)));
   }
 
   private static Call validReserve(Fixture f, Consumer<Fixture> corrupt) {
     return new Call(
         "reserve",
         reserveKeys(f),
-        List.of("u-1", "fp", "1", "900000", "0", "0", "1000000", "1", f.sku(), "1"),
+        List.of("0", "u-1", "fp", "1", "900000", "0", "0", "1000000", "1", f.sku(), "1"),
         corrupt);
+  }
+
+  /**
+   * A valid reservation behind one token bucket given by {@code buckets} (count, capacity, refill).
+   */
+  private static Call withBucket(Fixture f, List<String> buckets, Consumer<Fixture> corrupt) {
+    List<String> args = new ArrayList<>(buckets);
+    args.addAll(List.of("u-1", "fp", "1", "900000", "0", "0", "1000000", "1", f.sku(), "1"));
+    return new Call("reserve", withBucketKey(f), args, corrupt);
+  }
+
+  private static List<String> withBucketKey(Fixture f) {
+    List<String> keys = new ArrayList<>(List.of(f.bucket()));
+    keys.addAll(reserveKeys(f));
+    return keys;
   }
 
   private static List<String> reserveKeys(Fixture f) {

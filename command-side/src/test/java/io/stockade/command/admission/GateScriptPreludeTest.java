@@ -56,7 +56,8 @@ class GateScriptPreludeTest {
   /**
    * The helpers the scripts repeat, since they cannot share them: wherever one is defined, its code
    * is reserve.lua's (integer parsing with the 2^53 - 1 bound Lua's numbers hold exactly, the ids'
-   * check), and no script parses an integer argument its own way instead.
+   * check, the rate limits' token buckets, which ratelimit.lua takes alone and reserve.lua with an
+   * admission), and no script parses an integer argument its own way instead.
    */
   @Test
   void everyScriptThatDefinesAHelperDefinesItAsReserveDoes() throws IOException {
@@ -68,7 +69,11 @@ class GateScriptPreludeTest {
     }
     String reserve = scripts.get("reserve.lua");
     for (String helper :
-        List.of("local MAX = ", "local function integer(", "local function valid_id(")) {
+        List.of(
+            "local MAX = ",
+            "local function integer(",
+            "local function valid_id(",
+            "local function token_buckets(")) {
       String expected = block(reserve, helper);
       assertThat(expected).as("reserve.lua defines %s", helper).isNotNull();
       List<String> defining =

@@ -155,6 +155,7 @@ final class GateThroughput {
                               ScriptOutputType.MULTI,
                               keys,
                               epoch,
+                              "0",
                               user,
                               admission.fingerprint(),
                               String.valueOf(admission.now().toEpochMilli()),

@@ -6,7 +6,9 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.stockade.command.admission.AdmissionDecision;
 import io.stockade.command.admission.TestRedis;
+import io.stockade.command.admission.TokenBucket;
 import io.stockade.command.ratelimit.RateLimitProperties.Limit;
 import io.stockade.platform.web.ProblemException;
 import java.io.IOException;
@@ -24,7 +26,10 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 
-/** The limits as the endpoints use them: which buckets, the 429 problem, and Redis failing. */
+/**
+ * The limits as the endpoints use them: which buckets, the 429 problem, and Redis failing; taken by
+ * their own call (as on a cluster), or left to the gate's (as on one Redis).
+ */
 class RateLimitsTest {
 
   private static final Limit SLOW = new Limit(1, 0.001);
@@ -159,12 +164,60 @@ class RateLimitsTest {
     }
   }
 
+  @Test
+  void onOneRedisAReservationsBucketsAreLeftToTheGateAndNothingIsTakenYet() {
+    RateLimits limits = new RateLimits(new TokenBuckets(redis), properties(true), meters);
+
+    RateLimits.Reserving reserving = limits.reserving(caller, "u-" + run);
+
+    assertThat(reserving.buckets())
+        .containsExactly(
+            new TokenBucket(RateLimitKeys.user("u-" + run), 1, "0.001"),
+            new TokenBucket(RateLimitKeys.client("c-" + run), 1000000, "1000000.0"));
+    assertThat(redis.hasKey(RateLimitKeys.user("u-" + run))).isFalse();
+    assertThat(redis.hasKey(RateLimitKeys.client("c-" + run))).isFalse();
+    assertThat(
+            new RateLimits(new TokenBuckets(redis), properties(false), meters)
+                .reserving(caller, "u-" + run)
+                .buckets())
+        .isEmpty();
+  }
+
+  @Test
+  void theGatesRefusalIsAnsweredAndCountedAsTheLimitsOwn() {
+    RateLimits limits = new RateLimits(new TokenBuckets(redis), properties(true), meters);
+    RateLimits.Reserving reserving = limits.reserving(caller, "u-" + run);
+
+    ProblemException user =
+        reserving.refused(new AdmissionDecision.RateLimited(0, Duration.ofMillis(2_500)));
+    ProblemException client =
+        reserving.refused(new AdmissionDecision.RateLimited(1, Duration.ofMillis(1)));
+
+    assertThat(user.status()).isEqualTo(HttpStatus.TOO_MANY_REQUESTS);
+    assertThat(user.code()).isEqualTo("rate-limited");
+    assertThat(user.properties()).isEqualTo(Map.of("limit", "user", "userId", "u-" + run));
+    assertThat(user.headers().getFirst(HttpHeaders.RETRY_AFTER)).isEqualTo("3");
+    assertThat(user.getMessage()).contains("a burst of 1, then 0.001 per second");
+    assertThat(client.properties()).isEqualTo(Map.of("limit", "client"));
+    assertThat(client.headers().getFirst(HttpHeaders.RETRY_AFTER)).isEqualTo("1");
+    assertThat(meters.counter("stockade.rate-limit.refusals", "limit", "user").count())
+        .isEqualTo(1);
+    assertThat(meters.counter("stockade.rate-limit.refusals", "limit", "client").count())
+        .isEqualTo(1);
+  }
+
+  private static RateLimitProperties properties(boolean enabled) {
+    return new RateLimitProperties(enabled, SLOW, PLENTY, Map.of());
+  }
+
+  /** Limits taken by their own call before the gate, as on a cluster. */
   private RateLimits limits(
       StringRedisTemplate template, boolean enabled, Limit user, Limit client) {
     return new RateLimits(
         new TokenBuckets(template),
         new RateLimitProperties(enabled, user, client, Map.of()),
-        meters);
+        meters,
+        false);
   }
 
   /**

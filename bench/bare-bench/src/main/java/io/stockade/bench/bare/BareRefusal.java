@@ -151,7 +151,8 @@ public final class BareRefusal {
         String skuId = line.get("skuId").asText();
         long quantity = line.get("quantity").asLong();
         // As GateReserve.reservePart (command-side): the marker first, then intent, sequence,
-        // pending, decisions, the SKU's counters and holders; the epoch, then user, fingerprint
+        // pending, decisions, the SKU's counters and holders; the epoch, no token bucket (a
+        // refusal's essential work has no rate limits), then user, fingerprint
         // (Admission.fingerprint), now, hold, sequence 0 (take one), the partition, the decision
         // backlog, the line.
         String[] keys = {
@@ -165,6 +166,7 @@ public final class BareRefusal {
         };
         String[] values = {
           epoch,
+          "0",
           userId,
           userId + "|" + holdMillis + "|" + skuId + "=" + quantity,
           String.valueOf(System.currentTimeMillis()),

@@ -124,6 +124,11 @@ final class GateEngine implements Engine {
       throw unexpected(unavailable);
     }
 
+    @Override
+    public Boolean rateLimited(AdmissionDecision.RateLimited rateLimited) {
+      throw unexpected(rateLimited);
+    }
+
     private IllegalStateException unexpected(AdmissionDecision decision) {
       return new IllegalStateException("Gate answered " + decision + " for " + sku);
     }
