@@ -3,6 +3,7 @@ package io.stockade.command;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import io.stockade.platform.testing.ApiClient;
 import io.stockade.platform.testing.TestTokens;
 import java.time.Duration;
@@ -24,6 +25,9 @@ import org.springframework.http.HttpMethod;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.security.web.FilterChainProxy;
+import org.springframework.security.web.ObservationFilterChainDecorator;
+import org.springframework.test.util.ReflectionTestUtils;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -214,6 +218,23 @@ class AccessHttpIntegrationTest {
         admin.send(HttpMethod.DELETE, "/api/reservations/" + reservation, null), 403, "forbidden");
     assertProblem(admin.get("/api/nothing-here"), 403, "forbidden");
     assertProblem(http.withoutToken().get("/api/nothing-here"), 401, "unauthorized");
+  }
+
+  /**
+   * Spring Security's chain runs without observations, not merely with observations turned off
+   * (each filter was still wrapped for every request), and the requests themselves stay observed.
+   */
+  @Test
+  void theSecurityChainRunsUnobservedAndRequestsStayObserved(
+      @Autowired FilterChainProxy chain, @Autowired MeterRegistry meters) {
+    http.send(HttpMethod.POST, "/api/reservations/" + reservation + "/confirm", null);
+
+    assertThat(ReflectionTestUtils.getField(chain, "filterChainDecorator"))
+        .isNotNull()
+        .isNotInstanceOf(ObservationFilterChainDecorator.class);
+    assertThat(meters.find("http.server.requests").timers()).isNotEmpty();
+    assertThat(meters.getMeters())
+        .noneMatch(meter -> meter.getId().getName().startsWith("spring.security."));
   }
 
   @Test

@@ -19,6 +19,7 @@ import org.springframework.security.access.hierarchicalroles.RoleHierarchyImpl;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
 import org.springframework.security.config.annotation.web.configuration.WebSecurityCustomizer;
 import org.springframework.security.config.http.SessionCreationPolicy;
+import org.springframework.security.config.observation.SecurityObservationSettings;
 import org.springframework.security.oauth2.core.OAuth2TokenValidator;
 import org.springframework.security.oauth2.jwt.Jwt;
 import org.springframework.security.oauth2.jwt.JwtClaimNames;
@@ -122,6 +123,19 @@ public class SecurityConfiguration {
   SecurityProblems securityProblems(
       @Qualifier("handlerExceptionResolver") HandlerExceptionResolver problemResolver) {
     return new SecurityProblems(problemResolver);
+  }
+
+  /**
+   * Spring Security observes none of its filters, authentications and authorizations: its chain
+   * runs undecorated. Observations turned off by a predicate instead (the setting {@code
+   * management.observations.enable.spring.security}) still wrapped every filter of the chain, the
+   * authentication and the authorization in an observation of their own for each request, a tenth
+   * of a refused reservation's CPU with them on and about 1.4% off. The HTTP requests themselves
+   * stay observed ({@code http.server.requests}).
+   */
+  @Bean
+  static SecurityObservationSettings noSecurityObservations() {
+    return SecurityObservationSettings.noObservations();
   }
 
   /** {@code admin} implies {@code client} and {@code reader}. */
