@@ -98,21 +98,16 @@ class GateRateLimitTest {
     gate.register(sku, 1, null, 1);
     TokenBucket ten = new TokenBucket(bucketKey, 10, SLOW);
 
-    assertThat(gate.reserve(admission("A-" + run, line(sku, 1), ten)))
-        .isInstanceOf(AdmissionDecision.Admitted.class);
-    assertThat(tokens()).isEqualTo(9);
-    assertThat(gate.reserve(admission("A-" + run, line(sku, 1), ten)))
-        .isInstanceOf(AdmissionDecision.Duplicate.class);
-    assertThat(tokens()).isEqualTo(8);
-    assertThat(gate.reserve(admission("A-" + run, line(sku, 2), ten)))
-        .isInstanceOf(AdmissionDecision.Reused.class);
-    assertThat(tokens()).isEqualTo(7);
-    assertThat(gate.reserve(admission("B-" + run, line(sku, 1), ten)))
-        .isInstanceOf(AdmissionDecision.Insufficient.class);
-    assertThat(tokens()).isEqualTo(6);
-    assertThat(gate.reserve(admission("C-" + run, line("unknown-" + run, 1), ten)))
-        .isInstanceOf(AdmissionDecision.UnknownSku.class);
-    assertThat(tokens()).isEqualTo(5);
+    answers(gate, admission("A-" + run, line(sku, 1), ten), AdmissionDecision.Admitted.class, 9);
+    answers(gate, admission("A-" + run, line(sku, 1), ten), AdmissionDecision.Duplicate.class, 8);
+    answers(gate, admission("A-" + run, line(sku, 2), ten), AdmissionDecision.Reused.class, 7);
+    answers(
+        gate, admission("B-" + run, line(sku, 1), ten), AdmissionDecision.Insufficient.class, 6);
+    answers(
+        gate,
+        admission("C-" + run, line("unknown-" + run, 1), ten),
+        AdmissionDecision.UnknownSku.class,
+        5);
 
     redis.opsForValue().set(TestRedis.PARTITION.intent("D-" + run), "not an intent");
     assertThatThrownBy(() -> gate.reserve(admission("D-" + run, line(sku, 1), ten)))
@@ -133,11 +128,11 @@ class GateRateLimitTest {
     partitioned.register(second, 5, null, 1);
     TokenBucket ten = new TokenBucket(bucketKey, 10, SLOW);
 
-    assertThat(
-            partitioned.reserve(
-                admission("A-" + run, List.of(line(first, 1), line(second, 1)), ten)))
-        .isInstanceOf(AdmissionDecision.Admitted.class);
-    assertThat(tokens()).isEqualTo(9);
+    answers(
+        partitioned,
+        admission("A-" + run, List.of(line(first, 1), line(second, 1)), ten),
+        AdmissionDecision.Admitted.class,
+        9);
 
     empty(bucketKey);
     assertThat(
@@ -157,12 +152,23 @@ class GateRateLimitTest {
     partitioned.register(hot, 3, null, 3);
     TokenBucket ten = new TokenBucket(bucketKey, 10, SLOW);
 
-    assertThat(partitioned.reserve(admission("A-" + run, line(hot, 2), ten)))
-        .isInstanceOf(AdmissionDecision.Admitted.class);
-    assertThat(tokens()).isEqualTo(9);
-    assertThat(partitioned.reserve(admission("B-" + run, line(hot, 2), ten)))
-        .isInstanceOf(AdmissionDecision.Insufficient.class);
-    assertThat(tokens()).isEqualTo(8);
+    answers(
+        partitioned, admission("A-" + run, line(hot, 2), ten), AdmissionDecision.Admitted.class, 9);
+    answers(
+        partitioned,
+        admission("B-" + run, line(hot, 2), ten),
+        AdmissionDecision.Insufficient.class,
+        8);
+  }
+
+  /** The gate answers the admission with {@code answer}, leaving its bucket {@code left} tokens. */
+  private void answers(
+      RedisAdmissionGate on,
+      Admission admission,
+      Class<? extends AdmissionDecision> answer,
+      long left) {
+    assertThat(on.reserve(admission)).isInstanceOf(answer);
+    assertThat(tokens()).isEqualTo(left);
   }
 
   /** The whole tokens the test's bucket holds (it refills by less than one during a test). */
