@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -128,6 +129,59 @@ class WarmUpIntegrationTest {
       assertThat((Long) warmUp.getDetails().get("requests"))
           .isPositive()
           .isLessThan(1_000_000_000L);
+    }
+  }
+
+  /**
+   * An answer the warm-up does not expect (here every reservation answered 500 by a filter in front
+   * of the service) stops it at once: readiness follows, its health says why, and no more requests
+   * are sent than the few in flight.
+   */
+  @Test
+  void anUnexpectedAnswerStopsItAndSaysSo() {
+    try (ConfigurableApplicationContext warmed =
+        new SpringApplicationBuilder(CommandSideApplication.class, Failing.class)
+            .run(
+                "--server.port=0",
+                "--stockade.warm-up.enabled=true",
+                "--stockade.warm-up.max-requests=1000000000",
+                "--stockade.warm-up.max-duration=120s",
+                "--stockade.warm-up.settled-compilation=0",
+                "--stockade.expiry.polling-interval=1h")) {
+      int port = Integer.parseInt(warmed.getEnvironment().getProperty("local.server.port"));
+      ApiClient client = new ApiClient(port);
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(() -> client.get("/actuator/health/readiness").getStatusCode().value() == 200);
+      Health warmUp = warmed.getBean("warmUp", HealthIndicator.class).health();
+
+      assertThat(warmUp.getStatus()).isEqualTo(Status.UP);
+      assertThat(warmUp.getDetails())
+          .containsEntry("state", "STOPPED")
+          .containsEntry("ended", "unexpected-answer");
+      assertThat(warmed.getBean(Failing.class).failed.get()).isBetween(1, 4);
+    }
+  }
+
+  /** Answers every reservation 500 (not component-scanned: no annotation). */
+  static class Failing {
+
+    final AtomicInteger failed = new AtomicInteger();
+
+    @Bean
+    FilterRegistrationBean<Filter> failingFilter() {
+      Filter filter =
+          (request, response, chain) -> {
+            if (((HttpServletRequest) request).getRequestURI().equals("/api/reservations")) {
+              failed.incrementAndGet();
+              ((HttpServletResponse) response).setStatus(500);
+              return;
+            }
+            chain.doFilter(request, response);
+          };
+      FilterRegistrationBean<Filter> registration = new FilterRegistrationBean<>(filter);
+      registration.setOrder(Ordered.HIGHEST_PRECEDENCE);
+      return registration;
     }
   }
 
