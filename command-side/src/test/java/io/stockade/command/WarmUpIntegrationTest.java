@@ -116,12 +116,7 @@ class WarmUpIntegrationTest {
                 "--stockade.warm-up.settle-window=2s",
                 "--stockade.warm-up.settled-compilation=1000",
                 "--stockade.expiry.polling-interval=1h")) {
-      int port = Integer.parseInt(warmed.getEnvironment().getProperty("local.server.port"));
-      ApiClient client = new ApiClient(port);
-      await()
-          .atMost(Duration.ofSeconds(60))
-          .until(() -> client.get("/actuator/health/readiness").getStatusCode().value() == 200);
-      Health warmUp = warmed.getBean("warmUp", HealthIndicator.class).health();
+      Health warmUp = onceReady(warmed);
       assertThat(warmUp.getStatus()).isEqualTo(Status.UP);
       assertThat(warmUp.getDetails())
           .containsEntry("state", "DONE")
@@ -148,12 +143,7 @@ class WarmUpIntegrationTest {
                 "--stockade.warm-up.max-duration=120s",
                 "--stockade.warm-up.settled-compilation=0",
                 "--stockade.expiry.polling-interval=1h")) {
-      int port = Integer.parseInt(warmed.getEnvironment().getProperty("local.server.port"));
-      ApiClient client = new ApiClient(port);
-      await()
-          .atMost(Duration.ofSeconds(60))
-          .until(() -> client.get("/actuator/health/readiness").getStatusCode().value() == 200);
-      Health warmUp = warmed.getBean("warmUp", HealthIndicator.class).health();
+      Health warmUp = onceReady(warmed);
 
       assertThat(warmUp.getStatus()).isEqualTo(Status.UP);
       assertThat(warmUp.getDetails())
@@ -161,6 +151,16 @@ class WarmUpIntegrationTest {
           .containsEntry("ended", "unexpected-answer");
       assertThat(warmed.getBean(Failing.class).failed.get()).isBetween(1, 4);
     }
+  }
+
+  /** The warm-up's health once the instance reports ready (within 60 s). */
+  private static Health onceReady(ConfigurableApplicationContext warmed) {
+    int port = Integer.parseInt(warmed.getEnvironment().getProperty("local.server.port"));
+    ApiClient client = new ApiClient(port);
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(() -> client.get("/actuator/health/readiness").getStatusCode().value() == 200);
+    return warmed.getBean("warmUp", HealthIndicator.class).health();
   }
 
   /** Answers every reservation 500 (not component-scanned: no annotation). */

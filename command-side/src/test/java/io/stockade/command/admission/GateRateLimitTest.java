@@ -38,17 +38,16 @@ class GateRateLimitTest {
     TokenBucket one = new TokenBucket(bucketKey, 1, SLOW);
     assertThat(gate.reserve(admission("A-" + run, line(sku, 1), one)))
         .isInstanceOf(AdmissionDecision.Admitted.class);
-    Map<String, String> before =
-        GateKeyDump.of(
-            redis,
-            List.of(
-                bucketKey,
-                TestRedis.LAYOUT.counters(sku),
-                TestRedis.LAYOUT.holders(sku),
-                TestRedis.PARTITION.intent("B-" + run),
-                TestRedis.PARTITION.sequence(),
-                TestRedis.PARTITION.pending(),
-                TestRedis.PARTITION.decisions()));
+    List<String> keys =
+        List.of(
+            bucketKey,
+            TestRedis.LAYOUT.counters(sku),
+            TestRedis.LAYOUT.holders(sku),
+            TestRedis.PARTITION.intent("B-" + run),
+            TestRedis.PARTITION.sequence(),
+            TestRedis.PARTITION.pending(),
+            TestRedis.PARTITION.decisions());
+    Map<String, String> before = GateKeyDump.of(redis, keys);
 
     AdmissionDecision refused = gate.reserve(admission("B-" + run, line(sku, 1), one));
 
@@ -57,18 +56,7 @@ class GateRateLimitTest {
     assertThat(limited.bucket()).isZero();
     // A whole token at 10^-6 per second: about 10^6 s away.
     assertThat(limited.retryAfter()).isBetween(Duration.ofSeconds(999_000), Duration.ofDays(12));
-    assertThat(
-            GateKeyDump.of(
-                redis,
-                List.of(
-                    bucketKey,
-                    TestRedis.LAYOUT.counters(sku),
-                    TestRedis.LAYOUT.holders(sku),
-                    TestRedis.PARTITION.intent("B-" + run),
-                    TestRedis.PARTITION.sequence(),
-                    TestRedis.PARTITION.pending(),
-                    TestRedis.PARTITION.decisions())))
-        .isEqualTo(before);
+    assertThat(GateKeyDump.of(redis, keys)).isEqualTo(before);
   }
 
   @Test
