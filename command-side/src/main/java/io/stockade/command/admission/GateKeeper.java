@@ -285,11 +285,15 @@ class GateKeeper implements GateSessions, DisposableBean {
                 + " the gate stays closed until maxmemory-policy is "
                 + GateServers.NO_EVICTION);
       }
+      // The record's row first, then the markers: a rebuild by another instance that began after
+      // the row was read changed the row, so a claim on it fails; had the markers been read
+      // first, a rebuild that cleared them and ended before the row was read would be taken for a
+      // lost gate and done again.
+      GateEpochs.Row row = epochs.read();
       List<Map<Object, Object>> markers = new ArrayList<>();
       for (GateLayout.Partition partition : layout.partitions()) {
         markers.add(template.opsForHash().entries(partition.marker()));
       }
-      GateEpochs.Row row = epochs.read();
       String why =
           evictionSeen
               ? "Redis's maxmemory-policy allowed evictions since the gate was last checked"
