@@ -9,6 +9,8 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.UUID;
 
 /**
@@ -36,6 +38,18 @@ public final class GeneratedEventStore {
    */
   public static void write(Connection connection, int events, int skus, boolean randomIds)
       throws SQLException {
+    write(connection, events, skus, randomIds, 0);
+  }
+
+  /**
+   * {@link #write(Connection, int, int, boolean)}, each confirmation or release stored {@code
+   * later} reservations after its reservation (0: right after it). A shop's buyers pay minutes
+   * after they reserve, and unpaid holds expire after their hold: in a sale taking a reservation a
+   * millisecond, a minute is 60,000 reservations. Events still due at the end are not written.
+   */
+  public static void write(
+      Connection connection, int events, int skus, boolean randomIds, int later)
+      throws SQLException {
     connection.setAutoCommit(false);
     String sql =
         "insert into domain_event_entry (aggregate_identifier, sequence_number, type,"
@@ -43,8 +57,10 @@ public final class GeneratedEventStore {
             + " values (?, ?, ?, ?, ?, ?, null, ?, ?)";
     Instant t0 = Instant.parse("2026-11-30T10:00:00Z");
     int written = 0;
+    int batched = 0;
+    Deque<FollowUp> due = new ArrayDeque<>();
     try (PreparedStatement insert = connection.prepareStatement(sql)) {
-      for (int s = 0; s < skus && written < events; s++, written++) {
+      for (int s = 0; s < skus && written < events; s++, written++, batched++) {
         String sku = "bench-sku-" + s;
         add(
             insert,
@@ -57,9 +73,17 @@ public final class GeneratedEventStore {
       }
       int reservation = 0;
       while (written < events) {
+        Instant at = t0.plusMillis(reservation);
+        while (!due.isEmpty() && due.peek().at() <= reservation && written < events) {
+          due.poll().add(insert, at);
+          written++;
+          batched++;
+        }
+        if (written >= events) {
+          break;
+        }
         String id = randomIds ? UUID.randomUUID().toString() : "bench-R-" + reservation;
         String sku = "bench-sku-" + (reservation % skus);
-        Instant at = t0.plusMillis(reservation);
         String lines = "[{\"skuId\":\"" + sku + "\",\"quantity\":1}]";
         String user = "u-" + (reservation % 5000);
         add(
@@ -78,38 +102,49 @@ public final class GeneratedEventStore {
             "io.stockade.api.reservation.StockReserved",
             at);
         written++;
-        if (written < events && reservation % 3 == 0) {
-          add(
-              insert,
-              id,
-              1,
-              "Reservation",
-              reservation(id, user, lines) + ",\"confirmedAt\":\"" + at.plusMillis(1) + "\"}",
-              "io.stockade.api.reservation.StockConfirmed",
-              at.plusMillis(1));
-          written++;
-        } else if (written < events && reservation % 3 == 1) {
-          add(
-              insert,
-              id,
-              1,
-              "Reservation",
-              reservation(id, user, lines)
-                  + ",\"reason\":\"CANCELLED\",\"releasedAt\":\""
-                  + at.plusMillis(1)
-                  + "\"}",
-              "io.stockade.api.reservation.StockReleased",
-              at.plusMillis(1));
-          written++;
+        batched++;
+        if (reservation % 3 != 2) {
+          FollowUp followUp =
+              new FollowUp(
+                  id, reservation(id, user, lines), reservation % 3 == 0, reservation + later);
+          if (later == 0) {
+            if (written < events) {
+              followUp.add(insert, at.plusMillis(1));
+              written++;
+              batched++;
+            }
+          } else {
+            due.add(followUp);
+          }
         }
         reservation++;
-        if (written % 5000 < 2) {
+        if (batched >= 5000) {
           insert.executeBatch();
           connection.commit();
+          batched = 0;
         }
       }
       insert.executeBatch();
       connection.commit();
+    }
+  }
+
+  /** A reservation's confirmation or release, due once reservation {@code at} is written. */
+  private record FollowUp(String id, String reservation, boolean confirmed, long at) {
+
+    void add(PreparedStatement insert, Instant time) throws SQLException {
+      GeneratedEventStore.add(
+          insert,
+          id,
+          1,
+          "Reservation",
+          confirmed
+              ? reservation + ",\"confirmedAt\":\"" + time + "\"}"
+              : reservation + ",\"reason\":\"CANCELLED\",\"releasedAt\":\"" + time + "\"}",
+          confirmed
+              ? "io.stockade.api.reservation.StockConfirmed"
+              : "io.stockade.api.reservation.StockReleased",
+          time);
     }
   }
 

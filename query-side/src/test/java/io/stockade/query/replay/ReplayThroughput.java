@@ -46,6 +46,7 @@ import org.springframework.core.io.ClassPathResource;
  * (100), scans (3), replays (true; false: the folds only), again (false; true: a second replay of
  * every read model, over the models the first built, printed as {@code RESULT replay-again}),
  * randomIds (false; true: reservations identified by random UUIDs instead of {@code bench-R-<n>}),
+ * later (0: each confirmation or release right after its reservation; n: n reservations later),
  * keep (false: drop the database at the end).
  */
 public final class ReplayThroughput {
@@ -62,6 +63,7 @@ public final class ReplayThroughput {
     boolean withReplays = run.flag("replays", true);
     boolean again = run.flag("again", false);
     boolean randomIds = run.flag("randomIds", false);
+    int later = run.number("later", 0);
     run.createDatabase();
     String redisHost = run.option("redisHost", "127.0.0.1");
     String redisPort = run.option("redisPort", "6379");
@@ -102,7 +104,7 @@ public final class ReplayThroughput {
       }
       long started = System.nanoTime();
       try (Connection connection = run.connect()) {
-        GeneratedEventStore.write(connection, events, skus, randomIds);
+        GeneratedEventStore.write(connection, events, skus, randomIds, later);
       }
       System.out.printf("wrote %d events in %.1f s%n", events, (System.nanoTime() - started) / 1e9);
 
