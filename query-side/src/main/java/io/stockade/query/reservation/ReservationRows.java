@@ -15,6 +15,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -26,6 +27,7 @@ import org.axonframework.messaging.unitofwork.CurrentUnitOfWork;
 import org.axonframework.messaging.unitofwork.UnitOfWork;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Repository;
 import tools.jackson.core.type.TypeReference;
@@ -88,9 +90,17 @@ class ReservationRows {
   private static final Logger log = LoggerFactory.getLogger(ReservationRows.class);
 
   private final JdbcTemplate jdbc;
+  private final int foldWindow;
 
-  ReservationRows(JdbcTemplate jdbc) {
+  ReservationRows(
+      JdbcTemplate jdbc,
+      @Value("${stockade.replay.reservation-window:" + FOLD_WINDOW + "}") int foldWindow) {
+    if (foldWindow < 1) {
+      throw new IllegalArgumentException(
+          "stockade.replay.reservation-window must be at least 1, not " + foldWindow);
+    }
     this.jdbc = jdbc;
+    this.foldWindow = foldWindow;
   }
 
   /**
@@ -251,6 +261,18 @@ class ReservationRows {
       String reservationId, String what, long sequence, Columns set, LocalDateTime at)
       implements Change {
 
+    /** Its row of {@link #FOLD_UPDATES}, the {@code round}-th update of its reservation. */
+    Object[] foldRow(int round) {
+      Object[] values = set.values();
+      Object[] row = new Object[values.length + 4];
+      row[0] = reservationId;
+      row[1] = round;
+      System.arraycopy(values, 0, row, 2, values.length);
+      row[values.length + 2] = sequence;
+      row[values.length + 3] = at;
+      return row;
+    }
+
     /** The arguments of {@link #UPDATE}. */
     Object[] arguments() {
       Object[] values = set.values();
@@ -282,6 +304,62 @@ class ReservationRows {
           + " WHERE reservation_id = ? AND last_sequence < ?";
 
   /**
+   * Where a fold's updates of rows it has written already are loaded in bulk, to be applied by one
+   * {@link #APPLY_FOLD_UPDATES} per round instead of an {@link #UPDATE} each: a table of the
+   * replay's connection only, created and dropped in its transaction (neither commits it).
+   */
+  private static final String FOLD_UPDATES = "reservation_fold_update";
+
+  private static final List<String> FOLD_UPDATE_COLUMNS =
+      List.of(
+          "reservation_id",
+          "round_number",
+          "status",
+          "expires_at",
+          "confirmed_at",
+          "confirmed_lines_json",
+          "released_at",
+          "release_reason",
+          "last_sequence",
+          "updated_at");
+
+  private static final String CREATE_FOLD_UPDATES =
+      "CREATE TEMPORARY TABLE "
+          + FOLD_UPDATES
+          + " (reservation_id VARCHAR(64) NOT NULL, round_number INTEGER NOT NULL,"
+          + " status VARCHAR(16) NULL, expires_at DATETIME(6) NULL, confirmed_at DATETIME(6) NULL,"
+          + " confirmed_lines_json TEXT NULL, released_at DATETIME(6) NULL,"
+          + " release_reason VARCHAR(32) NULL, last_sequence BIGINT NOT NULL,"
+          + " updated_at DATETIME(6) NOT NULL, PRIMARY KEY (round_number, reservation_id))"
+          + " DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin";
+
+  private static final String DROP_FOLD_UPDATES = "DROP TEMPORARY TABLE IF EXISTS " + FOLD_UPDATES;
+
+  /**
+   * {@link #UPDATE} for every loaded update of one round: each reservation's first update of the
+   * batch in round 1, its second in round 2, and so on, so that they apply in their order.
+   */
+  private static final String APPLY_FOLD_UPDATES =
+      "UPDATE reservation_view v JOIN "
+          + FOLD_UPDATES
+          + " u ON v.reservation_id = u.reservation_id"
+          + " SET v.status = coalesce(u.status, v.status),"
+          + " v.expires_at = coalesce(u.expires_at, v.expires_at),"
+          + " v.confirmed_at = coalesce(u.confirmed_at, v.confirmed_at),"
+          + " v.confirmed_lines_json = coalesce(u.confirmed_lines_json, v.confirmed_lines_json),"
+          + " v.released_at = coalesce(u.released_at, v.released_at),"
+          + " v.release_reason = coalesce(u.release_reason, v.release_reason),"
+          + " v.last_sequence = u.last_sequence, v.updated_at = u.updated_at"
+          + " WHERE u.round_number = ? AND v.last_sequence < u.last_sequence";
+
+  /** The reservations of a round's updates that the read model does not hold. */
+  private static final String FOLD_UPDATES_UNKNOWN =
+      "SELECT u.reservation_id FROM "
+          + FOLD_UPDATES
+          + " u LEFT JOIN reservation_view v ON v.reservation_id = u.reservation_id"
+          + " WHERE u.round_number = ? AND v.reservation_id IS NULL";
+
+  /**
    * Inside a unit of work (the projection's batch) changes wait until just before the batch commits
    * and are then written together; outside one they are written at once.
    */
@@ -304,22 +382,25 @@ class ReservationRows {
         });
   }
 
-  /** Changes a replay's fold holds before writing them together. */
-  private static final int FOLD_WINDOW = 10_000;
+  /** Changes a replay's fold holds before writing them together, unless told otherwise. */
+  static final int FOLD_WINDOW = 10_000;
 
   /**
    * A fold into the emptied table (a replay's, see {@link ReservationReplayFold}): the rows that
    * {@link #create}, {@link #extend}, {@link #confirm} and {@link #release} would leave, written in
    * bulk. The rows created lately are held, and a later event of one of them is applied to it in
    * memory, as its conditional UPDATE would; events of rows written already wait as updates. Both
-   * go out together ({@link #write}) when {@value #FOLD_WINDOW} are held: memory is bounded by the
-   * window.
+   * go out together ({@link #write}) when the window's number are held ({@value #FOLD_WINDOW}
+   * unless {@code stockade.replay.reservation-window} says otherwise): memory is bounded by the
+   * window. The updates go in bulk too ({@link #applyInBulk}).
    */
   final class Fold {
 
     private final Executor writes;
     private final BulkRows rows =
         new BulkRows(jdbc, "reservation_view", COLUMN_NAMES, BulkRows.Duplicates.SKIP);
+    private final BulkRows updateRows =
+        new BulkRows(jdbc, FOLD_UPDATES, FOLD_UPDATE_COLUMNS, BulkRows.Duplicates.FAIL);
     private final Map<String, Creation> created = new LinkedHashMap<>();
     private final List<Change> updates = new ArrayList<>();
     private final Set<String> updated = new HashSet<>();
@@ -400,7 +481,7 @@ class ReservationRows {
     }
 
     private void flushWhenFull() {
-      if (created.size() + updates.size() >= FOLD_WINDOW) {
+      if (created.size() + updates.size() >= foldWindow) {
         flush();
       }
     }
@@ -410,7 +491,7 @@ class ReservationRows {
       List<Change> batch = new ArrayList<>(created.size() + updates.size());
       batch.addAll(created.values());
       batch.addAll(updates);
-      writes.execute(() -> write(batch, rows));
+      writes.execute(() -> write(batch, this));
       created.clear();
       updates.clear();
       updated.clear();
@@ -431,8 +512,11 @@ class ReservationRows {
     write(batch, null);
   }
 
-  /** {@link #write(List)}, the new rows through {@code bulk} when it is given (a fold's). */
-  private void write(List<Change> batch, BulkRows bulk) {
+  /**
+   * {@link #write(List)}, or when a fold is given, the new rows through its bulk writes and the
+   * updates by {@link #applyInBulk}.
+   */
+  private void write(List<Change> batch, Fold fold) {
     List<Object[]> creations = new ArrayList<>();
     List<Update> updates = new ArrayList<>();
     for (Change change : batch) {
@@ -442,11 +526,12 @@ class ReservationRows {
         updates.add((Update) change);
       }
     }
-    if (bulk != null) {
-      bulk.write(creations);
-    } else {
-      insert(creations);
+    if (fold != null) {
+      fold.rows.write(creations);
+      applyInBulk(updates, fold.updateRows);
+      return;
     }
+    insert(creations);
     if (updates.isEmpty()) {
       return;
     }
@@ -455,6 +540,47 @@ class ReservationRows {
       if (counts[i] == 0) {
         notApplied(updates.get(i));
       }
+    }
+  }
+
+  /**
+   * A fold's updates of rows it wrote in an earlier batch (a confirmation or release that came more
+   * than a window after its reservation, as most do in a shop whose buyers pay minutes after they
+   * reserve): loaded into {@link #FOLD_UPDATES} in bulk, then applied by one statement per round,
+   * with the same condition as {@link #UPDATE} each. An update event by event cost the database a
+   * statement's execution per row.
+   */
+  private void applyInBulk(List<Update> updates, BulkRows loaded) {
+    if (updates.isEmpty()) {
+      return;
+    }
+    Map<String, Integer> rounds = new HashMap<>();
+    List<List<Update>> byRound = new ArrayList<>();
+    List<Object[]> values = new ArrayList<>(updates.size());
+    for (Update update : updates) {
+      int round = rounds.merge(update.reservationId(), 1, Integer::sum);
+      if (byRound.size() < round) {
+        byRound.add(new ArrayList<>());
+      }
+      byRound.get(round - 1).add(update);
+      values.add(update.foldRow(round));
+    }
+    jdbc.execute(DROP_FOLD_UPDATES);
+    jdbc.execute(CREATE_FOLD_UPDATES);
+    try {
+      loaded.write(values);
+      for (int round = 1; round <= byRound.size(); round++) {
+        List<Update> these = byRound.get(round - 1);
+        if (jdbc.update(APPLY_FOLD_UPDATES, round) < these.size()) {
+          Set<String> unknown =
+              new HashSet<>(jdbc.queryForList(FOLD_UPDATES_UNKNOWN, String.class, round));
+          these.stream()
+              .filter(update -> unknown.contains(update.reservationId()))
+              .forEach(this::notApplied);
+        }
+      }
+    } finally {
+      jdbc.execute(DROP_FOLD_UPDATES);
     }
   }
 
