@@ -57,7 +57,7 @@ class ReservationReplayFold implements ReadModelFold {
 
       @Override
       public void finish() {
-        fold.flush();
+        fold.finish();
       }
     };
   }
