@@ -57,7 +57,7 @@ class ReservationReplayFold implements ReadModelFold {
 
       @Override
       public void finish() {
-        fold.finish();
+        fold.flush();
       }
     };
   }

@@ -17,7 +17,6 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -92,23 +91,16 @@ class ReservationRows {
 
   private final JdbcTemplate jdbc;
   private final int foldWindow;
-  private final int foldHold;
 
   ReservationRows(
       JdbcTemplate jdbc,
-      @Value("${stockade.replay.reservation-window:" + FOLD_WINDOW + "}") int foldWindow,
-      @Value("${stockade.replay.reservation-hold:" + FOLD_HOLD + "}") int foldHold) {
+      @Value("${stockade.replay.reservation-window:" + FOLD_WINDOW + "}") int foldWindow) {
     if (foldWindow < 1) {
       throw new IllegalArgumentException(
           "stockade.replay.reservation-window must be at least 1, not " + foldWindow);
     }
-    if (foldHold < 0) {
-      throw new IllegalArgumentException(
-          "stockade.replay.reservation-hold must be at least 0, not " + foldHold);
-    }
     this.jdbc = jdbc;
     this.foldWindow = foldWindow;
-    this.foldHold = foldHold;
   }
 
   /**
@@ -390,23 +382,17 @@ class ReservationRows {
         });
   }
 
-  /** Changes a replay's fold writes together, unless told otherwise. */
+  /** Changes a replay's fold holds before writing them together, unless told otherwise. */
   static final int FOLD_WINDOW = 10_000;
-
-  /** Rows still RESERVED a replay's fold holds back, unless told otherwise. */
-  static final int FOLD_HOLD = 100_000;
 
   /**
    * A fold into the emptied table (a replay's, see {@link ReservationReplayFold}): the rows that
    * {@link #create}, {@link #extend}, {@link #confirm} and {@link #release} would leave, written in
-   * bulk. A later event of a row not written yet is applied to it in memory, as its conditional
-   * UPDATE would; events of rows written already wait as updates, which go in bulk too ({@link
-   * #applyInBulk}). Rows still RESERVED are held back, since their confirmation, extension or
-   * release is still to come (minutes later, in a shop whose buyers pay after they reserve), up to
-   * the hold's number ({@value #FOLD_HOLD} unless {@code stockade.replay.reservation-hold} says
-   * otherwise), the oldest going first beyond it; the others go in batches ({@link #write}) of the
-   * window's number of changes ({@value #FOLD_WINDOW} unless {@code
-   * stockade.replay.reservation-window} says otherwise). Memory is bounded by the two.
+   * bulk. The rows created lately are held, and a later event of one of them is applied to it in
+   * memory, as its conditional UPDATE would; events of rows written already wait as updates. Both
+   * go out together ({@link #write}) when the window's number are held ({@value #FOLD_WINDOW}
+   * unless {@code stockade.replay.reservation-window} says otherwise): memory is bounded by the
+   * window. The updates go in bulk too ({@link #applyInBulk}).
    */
   final class Fold {
 
@@ -415,16 +401,8 @@ class ReservationRows {
         new BulkRows(jdbc, "reservation_view", COLUMN_NAMES, BulkRows.Duplicates.SKIP);
     private final BulkRows updateRows =
         new BulkRows(jdbc, FOLD_UPDATES, FOLD_UPDATE_COLUMNS, BulkRows.Duplicates.FAIL);
-
-    /** New rows still RESERVED, in the order they were created. */
-    private final Map<String, Creation> held = new LinkedHashMap<>();
-
-    /** New rows of the next batch. */
     private final Map<String, Creation> created = new LinkedHashMap<>();
-
-    /** Updates of rows written already, for the next batch, and whose they are. */
     private final List<Change> updates = new ArrayList<>();
-
     private final Set<String> updated = new HashSet<>();
 
     private Fold(Executor writes) {
@@ -446,11 +424,8 @@ class ReservationRows {
         // Its updates must reach the table before it does, as they did event by event.
         flush();
       }
-      if (held.containsKey(reservationId) || created.containsKey(reservationId)) {
-        // A row exists: the insert that skips rows which exist would leave it.
-        return;
-      }
-      Creation creation =
+      created.putIfAbsent(
+          reservationId,
           creation(
               reservationId,
               userId,
@@ -461,18 +436,7 @@ class ReservationRows {
               releasedAt,
               releaseReason,
               sequence,
-              at);
-      if (status == Status.RESERVED) {
-        held.put(reservationId, creation);
-        if (held.size() > foldHold) {
-          Iterator<Map.Entry<String, Creation>> oldest = held.entrySet().iterator();
-          Map.Entry<String, Creation> first = oldest.next();
-          oldest.remove();
-          created.put(first.getKey(), first.getValue());
-        }
-      } else {
-        created.put(reservationId, creation);
-      }
+              at));
       flushWhenFull();
     }
 
@@ -495,14 +459,10 @@ class ReservationRows {
     }
 
     private void update(Update update) {
-      String id = update.reservationId();
-      Creation creation = held.get(id);
-      if (creation == null) {
-        creation = created.get(id);
-      }
+      Creation creation = created.get(update.reservationId());
       if (creation == null) {
         updates.add(update);
-        updated.add(id);
+        updated.add(update.reservationId());
         flushWhenFull();
         return;
       }
@@ -518,11 +478,6 @@ class ReservationRows {
         row[LAST_SEQUENCE] = update.sequence();
         row[UPDATED_AT] = update.at();
       }
-      if (!Status.RESERVED.name().equals(row[STATUS]) && held.remove(id) != null) {
-        // Ended: it goes with the next batch, where a release right after it still finds it.
-        created.put(id, creation);
-        flushWhenFull();
-      }
     }
 
     private void flushWhenFull() {
@@ -531,8 +486,8 @@ class ReservationRows {
       }
     }
 
-    /** Writes the next batch. */
-    private void flush() {
+    /** Writes what is held. */
+    void flush() {
       List<Change> batch = new ArrayList<>(created.size() + updates.size());
       batch.addAll(created.values());
       batch.addAll(updates);
@@ -540,19 +495,6 @@ class ReservationRows {
       created.clear();
       updates.clear();
       updated.clear();
-    }
-
-    /** Writes what is held: the fold has ended. */
-    void finish() {
-      flush();
-      Iterator<Creation> rest = held.values().iterator();
-      while (rest.hasNext()) {
-        Creation creation = rest.next();
-        created.put((String) creation.values()[0], creation);
-        rest.remove();
-        flushWhenFull();
-      }
-      flush();
     }
   }
 
