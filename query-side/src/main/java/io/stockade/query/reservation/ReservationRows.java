@@ -23,6 +23,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Executor;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.axonframework.messaging.unitofwork.CurrentUnitOfWork;
 import org.axonframework.messaging.unitofwork.UnitOfWork;
 import org.slf4j.Logger;
@@ -310,18 +312,18 @@ class ReservationRows {
    */
   private static final String FOLD_UPDATES = "reservation_fold_update";
 
+  /** The columns an update sets, as {@link Update#foldRow} gives them. */
+  private static final List<String> FOLD_SET_COLUMNS =
+      Arrays.stream(SET_COLUMNS).mapToObj(COLUMN_NAMES::get).toList();
+
+  /** {@link Update#foldRow}'s columns: whose update, its round, what it sets, in which order. */
   private static final List<String> FOLD_UPDATE_COLUMNS =
-      List.of(
-          "reservation_id",
-          "round_number",
-          "status",
-          "expires_at",
-          "confirmed_at",
-          "confirmed_lines_json",
-          "released_at",
-          "release_reason",
-          "last_sequence",
-          "updated_at");
+      Stream.of(
+              Stream.of("reservation_id", "round_number"),
+              FOLD_SET_COLUMNS.stream(),
+              Stream.of("last_sequence", "updated_at"))
+          .flatMap(columns -> columns)
+          .toList();
 
   private static final String CREATE_FOLD_UPDATES =
       "CREATE TEMPORARY TABLE "
@@ -342,14 +344,11 @@ class ReservationRows {
   private static final String APPLY_FOLD_UPDATES =
       "UPDATE reservation_view v JOIN "
           + FOLD_UPDATES
-          + " u ON v.reservation_id = u.reservation_id"
-          + " SET v.status = coalesce(u.status, v.status),"
-          + " v.expires_at = coalesce(u.expires_at, v.expires_at),"
-          + " v.confirmed_at = coalesce(u.confirmed_at, v.confirmed_at),"
-          + " v.confirmed_lines_json = coalesce(u.confirmed_lines_json, v.confirmed_lines_json),"
-          + " v.released_at = coalesce(u.released_at, v.released_at),"
-          + " v.release_reason = coalesce(u.release_reason, v.release_reason),"
-          + " v.last_sequence = u.last_sequence, v.updated_at = u.updated_at"
+          + " u ON v.reservation_id = u.reservation_id SET "
+          + FOLD_SET_COLUMNS.stream()
+              .map(column -> "v." + column + " = coalesce(u." + column + ", v." + column + "), ")
+              .collect(Collectors.joining())
+          + "v.last_sequence = u.last_sequence, v.updated_at = u.updated_at"
           + " WHERE u.round_number = ? AND v.last_sequence < u.last_sequence";
 
   /** The reservations of a round's updates that the read model does not hold. */
