@@ -575,7 +575,7 @@ class ReservationRows {
               new HashSet<>(jdbc.queryForList(FOLD_UPDATES_UNKNOWN, String.class, round));
           these.stream()
               .filter(update -> unknown.contains(update.reservationId()))
-              .forEach(this::notApplied);
+              .forEach(ReservationRows::unknown);
         }
       }
     } finally {
@@ -604,12 +604,16 @@ class ReservationRows {
           update.reservationId(),
           update.sequence());
     } else {
-      log.warn(
-          "The {} of reservation {} (sequence {}) names a reservation the read model does not know",
-          update.what(),
-          update.reservationId(),
-          update.sequence());
+      unknown(update);
     }
+  }
+
+  private static void unknown(Update update) {
+    log.warn(
+        "The {} of reservation {} (sequence {}) names a reservation the read model does not know",
+        update.what(),
+        update.reservationId(),
+        update.sequence());
   }
 
   boolean exists(String reservationId) {
