@@ -91,7 +91,9 @@ public final class ReconciliationThroughput {
                 // No request is made, but a service does not start without a token key.
                 "--spring.security.oauth2.resourceserver.jwt.public-key-location="
                     + TestTokens.PUBLIC_KEY_LOCATION,
-                "--stockade.reconciliation.interval=0s");
+                "--stockade.reconciliation.interval=0s",
+                // The service's own warm-up would run beside the measurements.
+                "--stockade.warm-up.enabled=false");
     try {
       StringRedisTemplate redis = context.getBean(StringRedisTemplate.class);
       EventStore eventStore = context.getBean(EventStore.class);

@@ -95,7 +95,11 @@ public final class ReplayThroughput {
                 "--spring.security.oauth2.resourceserver.jwt.public-key-location="
                     + TestTokens.PUBLIC_KEY_LOCATION,
                 // Its first run folds the whole event store: not part of what is measured.
-                "--stockade.reconciliation.interval=0s");
+                "--stockade.reconciliation.interval=0s",
+                // The service's own warm-up (liveness probes, two at a time, until the JIT has
+                // settled) would run beside the measurements: it took about a core through the
+                // scans and the replay, and so slowed both.
+                "--stockade.warm-up.enabled=false");
     try {
       EventProcessingConfiguration processing = app.getBean(EventProcessingConfiguration.class);
       for (String name :
