@@ -140,6 +140,13 @@ public final class ReplayThroughput {
         System.out.printf("replay: %d events in %.1f s%n", stored, seconds);
         System.out.printf("RESULT noop %.0f%n", noop);
         System.out.printf("RESULT replay %.0f%n", stored / seconds);
+        // What the database alone takes to write the rows the replay wrote: each read model's
+        // table copied into an empty one of the same definition by INSERT ... SELECT, on one
+        // connection in one transaction, as the replay writes. No client parses, folds or sends
+        // anything: a floor under any replay on one connection of this server.
+        double floor = copyModels(run);
+        System.out.printf("database writing the models' rows alone: %.1f s%n", floor);
+        System.out.printf("RESULT write-floor %.0f%n", stored / floor);
         if (again) {
           // As an operator's replay runs: over the models the first one built, emptied first.
           double over = replay(replays);
@@ -168,6 +175,36 @@ public final class ReplayThroughput {
       throw new IllegalStateException("Replay failed: " + now.failure());
     }
     return (System.nanoTime() - started) / 1e9;
+  }
+
+  /** The read models' tables written by a replay. */
+  private static final List<String> MODEL_TABLES =
+      List.of("stock_level", "stock_ledger", "reservation_view");
+
+  /**
+   * Copies every read model's table into a new, empty one of the same definition, in one
+   * transaction, then drops the copies; seconds taken by the copying.
+   */
+  private static double copyModels(BenchRun run) throws SQLException {
+    try (Connection connection = run.connect();
+        Statement statement = connection.createStatement()) {
+      for (String table : MODEL_TABLES) {
+        statement.execute("drop table if exists floor_" + table);
+        statement.execute("create table floor_" + table + " like " + table);
+      }
+      connection.setAutoCommit(false);
+      long started = System.nanoTime();
+      for (String table : MODEL_TABLES) {
+        statement.execute("insert into floor_" + table + " select * from " + table);
+      }
+      connection.commit();
+      double seconds = (System.nanoTime() - started) / 1e9;
+      connection.setAutoCommit(true);
+      for (String table : MODEL_TABLES) {
+        statement.execute("drop table floor_" + table);
+      }
+      return seconds;
+    }
   }
 
   /** Events in the event table: counted, as the global index has gaps (batched inserts). */
