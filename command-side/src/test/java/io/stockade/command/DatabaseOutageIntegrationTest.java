@@ -21,6 +21,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -128,8 +129,23 @@ class DatabaseOutageIntegrationTest {
     }
     await().atMost(Duration.ofSeconds(60)).until(() -> admitted.get() >= 8);
     database.stop();
-    await().atMost(Duration.ofSeconds(60)).until(() -> statuses.getOrDefault(503, 0) >= 10);
-    database.start();
+    try {
+      await().atMost(Duration.ofSeconds(60)).until(() -> statuses.getOrDefault(503, 0) >= 10);
+    } catch (ConditionTimeoutException e) {
+      // Seen once in a full run, not reproduced since: what the load and the service were doing.
+      throw new AssertionError(
+          "Not ten 503s within 60 s of the database stopping; statuses "
+              + statuses
+              + ", sold out "
+              + soldOut.get()
+              + ", workers "
+              + workers.stream().map(DatabaseOutageIntegrationTest::state).toList()
+              + "\n"
+              + threads(),
+          e);
+    } finally {
+      database.start();
+    }
     for (Future<?> worker : workers) {
       worker.get(180, TimeUnit.SECONDS);
     }
@@ -168,7 +184,11 @@ class DatabaseOutageIntegrationTest {
         new ApiClient(Integer.parseInt(service.getEnvironment().getProperty("local.server.port")));
     StringRedisTemplate gate = service.getBean(StringRedisTemplate.class);
     String sku = "quiet-" + run;
-    http.send(HttpMethod.PUT, "/api/skus/" + sku, "{\"initialStock\": 5}");
+    assertThat(
+            http.send(HttpMethod.PUT, "/api/skus/" + sku, "{\"initialStock\": 5}")
+                .getStatusCode()
+                .value())
+        .isEqualTo(201);
     database.stop();
     try {
       for (int i = 0; i < 3; i++) {
@@ -209,6 +229,38 @@ class DatabaseOutageIntegrationTest {
                 + "\",\"quantity\":1}]}")
         .getStatusCode()
         .value();
+  }
+
+  /** A load worker's state: running, ended, or how it failed. */
+  private static String state(Future<?> worker) {
+    if (!worker.isDone()) {
+      return "running";
+    }
+    try {
+      worker.get();
+      return "ended";
+    } catch (Exception e) {
+      return "failed: " + e.getCause();
+    }
+  }
+
+  /** The stacks of the service's threads that serve or store reservations, and the workers'. */
+  private static String threads() {
+    StringBuilder dump = new StringBuilder();
+    Thread.getAllStackTraces()
+        .forEach(
+            (thread, stack) -> {
+              String name = thread.getName();
+              if (name.startsWith("reservation-writer")
+                  || name.startsWith("http-nio")
+                  || name.startsWith("pool-")) {
+                dump.append(name).append(' ').append(thread.getState()).append('\n');
+                for (int i = 0; i < Math.min(stack.length, 25); i++) {
+                  dump.append("    at ").append(stack[i]).append('\n');
+                }
+              }
+            });
+    return dump.toString();
   }
 
   private static int reservedEvents(JdbcTemplate jdbc, String sku) {
