@@ -248,13 +248,15 @@ class GateRebuild {
       }
     }
     try {
+      long started = System.nanoTime();
       int restored = drain.restoreAdmitted(epoch, lost);
       if (restored > 0) {
         log.warn(
             "Gate rebuild of epoch {}: {} admitted decisions Redis lost restored to the decision"
-                + " log from their events",
+                + " log from their events, in {} ms",
             epoch,
-            restored);
+            restored,
+            Duration.ofNanos(System.nanoTime() - started).toMillis());
       }
     } catch (DataAccessException e) {
       log.error("Admitted decisions Redis lost not restored to the decision log", e);
