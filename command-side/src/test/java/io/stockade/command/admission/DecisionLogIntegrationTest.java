@@ -82,6 +82,27 @@ class DecisionLogIntegrationTest {
   }
 
   @Test
+  void rowsGoInStatementsOfTheirNumberEachAndAllOfThemAreWritten() {
+    String sku = "rows-" + run;
+    List<Object[]> rows = new ArrayList<>();
+    for (int n = 0; n < 7; n++) {
+      rows.add(
+          new Object[] {
+            sku, 1_000L + n, (long) n, 0, 1L, (long) n, "R-" + n, "u-" + n, 1, "ADMITTED", null
+          });
+    }
+    // Three statements of three, three and one; the last row a second time, skipped by its key.
+    DecisionDrain.insert(jdbc, rows, 3);
+    DecisionDrain.insert(jdbc, rows.subList(6, 7), 3);
+    assertThat(
+            jdbc.queryForList(
+                "select reservation_id from gate_decision where sku_id = ? order by decided_at",
+                String.class,
+                sku))
+        .containsExactly("R-0", "R-1", "R-2", "R-3", "R-4", "R-5", "R-6");
+  }
+
+  @Test
   void aFlashSaleLogsEveryDecisionOnceInTheGatesOrder() throws Exception {
     int stock = 40;
     int attempts = 400;
