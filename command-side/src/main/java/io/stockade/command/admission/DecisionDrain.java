@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.stockade.api.reservation.ReservationLine;
 import io.stockade.command.admission.GateLayout.Partition;
+import io.stockade.platform.jdbc.MultiRowInsert;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -57,7 +58,6 @@ class DecisionDrain {
       "insert into gate_decision (sku_id, decided_at, entry_seq, gate_partition, epoch, sequence,"
           + " reservation_id, user_id, quantity, outcome, available_after) values ";
   private static final String INSERT_ROW = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
-  private static final int INSERT_COLUMNS = 11;
   private static final String INSERT_TAIL = " on duplicate key update epoch = epoch";
 
   private final StringRedisTemplate redis;
@@ -353,13 +353,10 @@ class DecisionDrain {
   static void insert(JdbcTemplate jdbc, List<Object[]> rows, int rowsPerInsert) {
     for (int start = 0; start < rows.size(); start += rowsPerInsert) {
       List<Object[]> chunk = rows.subList(start, Math.min(rows.size(), start + rowsPerInsert));
-      List<Object> args = new ArrayList<>(chunk.size() * INSERT_COLUMNS);
+      List<Object> args = new ArrayList<>();
       chunk.forEach(row -> args.addAll(Arrays.asList(row)));
       jdbc.update(
-          INSERT_HEAD
-              + String.join(", ", Collections.nCopies(chunk.size(), INSERT_ROW))
-              + INSERT_TAIL,
-          args.toArray());
+          MultiRowInsert.sql(INSERT_HEAD, INSERT_ROW, chunk.size()) + INSERT_TAIL, args.toArray());
     }
   }
 

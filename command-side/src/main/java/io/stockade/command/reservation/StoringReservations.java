@@ -5,6 +5,7 @@ import io.stockade.api.reservation.ReserveStockCommand;
 import io.stockade.api.reservation.StockReserved;
 import io.stockade.command.admission.AdmissionFence;
 import io.stockade.command.admission.GateEpochChangedException;
+import io.stockade.platform.jdbc.MultiRowInsert;
 import jakarta.annotation.PreDestroy;
 import java.time.Duration;
 import java.time.LocalDateTime;
@@ -313,7 +314,7 @@ class StoringReservations {
       arguments.add(row.getPayload().getType().getName());
       arguments.add(DateTimeUtils.formatInstant(row.getTimestamp()));
     }
-    jdbc.update(statement(EVENT_COLUMNS, EVENT_ROW, entries.size()), arguments.toArray());
+    jdbc.update(MultiRowInsert.sql(EVENT_COLUMNS, EVENT_ROW, entries.size()), arguments.toArray());
   }
 
   private void insertExpiries(List<Entry> entries) {
@@ -322,16 +323,8 @@ class StoringReservations {
       arguments.add(entry.command.reservationId());
       arguments.add(LocalDateTime.ofInstant(entry.command.expiresAt(), ZoneOffset.UTC));
     }
-    jdbc.update(statement(EXPIRY_COLUMNS, EXPIRY_ROW, entries.size()), arguments.toArray());
-  }
-
-  private static String statement(String columns, String row, int rows) {
-    StringBuilder sql = new StringBuilder(columns.length() + rows * (row.length() + 1));
-    sql.append(columns).append(row);
-    for (int i = 1; i < rows; i++) {
-      sql.append(',').append(row);
-    }
-    return sql.toString();
+    jdbc.update(
+        MultiRowInsert.sql(EXPIRY_COLUMNS, EXPIRY_ROW, entries.size()), arguments.toArray());
   }
 
   private void rollBack(TransactionStatus transaction) {
