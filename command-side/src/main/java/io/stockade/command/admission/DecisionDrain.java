@@ -7,6 +7,7 @@ import io.stockade.api.reservation.ReservationLine;
 import io.stockade.command.admission.GateLayout.Partition;
 import io.stockade.platform.jdbc.MultiRowInsert;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -17,6 +18,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -261,32 +263,125 @@ class DecisionDrain {
       Instant admittedAt) {}
 
   /**
-   * Writes the admitted decisions the log lacks among {@code admitted}, whose partitions' streams
-   * Redis lost: those admitted since the partition's last moved entry (less a minute for the
-   * clocks' differences: an admission's time is its instance's clock, an entry's its Redis's) and
-   * not in the log. Their {@code available_after} is unknown (NULL), they sort by their admission's
-   * time, and their epoch is the rebuild's {@code epoch} negated.
-   *
-   * @return how many rows it wrote
+   * Where the log may lack admitted decisions of each partition whose stream Redis lost, by tag:
+   * admissions since the partition's last moved entry, less a minute for the clocks' differences
+   * (an admission's time is its instance's clock, an entry's its Redis's); 0 for a partition never
+   * drained. Read before the rebuilt gate opens: once it is open the drain moves the new stream's
+   * entries and the partition's last entry is no longer the lost stream's.
    */
-  int restoreAdmitted(long epoch, List<Admitted> admitted) {
-    if (admitted.isEmpty()) {
-      return 0;
-    }
+  Map<String, Long> restoreSince(Set<String> tags) {
     Map<String, Long> since = new HashMap<>();
+    tags.forEach(tag -> since.put(tag, 0L));
     jdbc.query(
         "select partition_tag, last_entry from gate_decision_drain",
         row -> {
           String last = row.getString(2);
-          since.put(
-              row.getString(1),
-              last == null ? 0 : Long.parseLong(last.substring(0, last.indexOf('-'))) - CLOCKS);
+          if (since.containsKey(row.getString(1)) && last != null) {
+            since.put(
+                row.getString(1), Long.parseLong(last.substring(0, last.indexOf('-'))) - CLOCKS);
+          }
         });
+    return since;
+  }
+
+  /** A restore of the log a rebuild of gate epoch {@code epoch} owes, by partition tag. */
+  record Restore(long epoch, Map<String, Long> since) {}
+
+  /**
+   * Records that the rebuild of {@code restore}'s epoch owes the log that restore, due {@code
+   * within} from now: before the gate opens, so that the restore is done even if this instance
+   * stops before it has done it. A restore an earlier epoch still owes for the same partitions is
+   * taken over (its earlier times kept), so that the two do not write the same decisions twice.
+   *
+   * @return the restore owed, with the times taken over
+   */
+  Restore restoreOwed(Restore restore, Duration within) {
+    return transactions.execute(
+        status -> {
+          Map<String, Long> since = new HashMap<>(restore.since());
+          jdbc.query(
+              "select partition_tag, since_ms from gate_decision_restore where epoch < ?"
+                  + " for update",
+              row -> {
+                if (since.containsKey(row.getString(1))) {
+                  since.merge(row.getString(1), row.getLong(2), Math::min);
+                }
+              },
+              restore.epoch());
+          since.forEach(
+              (tag, from) -> {
+                jdbc.update(
+                    "delete from gate_decision_restore where epoch < ? and partition_tag = ?",
+                    restore.epoch(),
+                    tag);
+                jdbc.update(
+                    "insert into gate_decision_restore (epoch, partition_tag, since_ms, due_at)"
+                        + " values (?, ?, ?, utc_timestamp(6) + interval ? microsecond)"
+                        + " on duplicate key update since_ms = least(since_ms, values(since_ms))",
+                    restore.epoch(),
+                    tag,
+                    from,
+                    within.toNanos() / 1000);
+              });
+          return new Restore(restore.epoch(), since);
+        });
+  }
+
+  /**
+   * Takes up the owed restores that are overdue, moving each one's due time {@code within} on (an
+   * instance that takes one up and stops leaves it overdue again): none if another instance took
+   * them first.
+   */
+  List<Restore> takeOverdueRestores(Duration within) {
+    Map<Long, Map<String, Long>> overdue = new TreeMap<>();
+    jdbc.query(
+        "select epoch, partition_tag, since_ms from gate_decision_restore"
+            + " where due_at < utc_timestamp(6)",
+        row -> {
+          overdue
+              .computeIfAbsent(row.getLong(1), epoch -> new HashMap<>())
+              .put(row.getString(2), row.getLong(3));
+        });
+    List<Restore> taken = new ArrayList<>();
+    overdue.forEach(
+        (epoch, since) -> {
+          int moved =
+              jdbc.update(
+                  "update gate_decision_restore set due_at = utc_timestamp(6) + interval ?"
+                      + " microsecond where epoch = ? and due_at < utc_timestamp(6)",
+                  within.toNanos() / 1000,
+                  epoch);
+          if (moved > 0) {
+            taken.add(new Restore(epoch, since));
+          }
+        });
+    return taken;
+  }
+
+  /** The restore is done: its rows go. */
+  void restored(Restore restore) {
+    jdbc.update("delete from gate_decision_restore where epoch = ?", restore.epoch());
+  }
+
+  /**
+   * Writes the admitted decisions the log lacks among {@code admitted}: of the partitions {@code
+   * restore} names, admitted since the time it gives them, and not in the log. Their {@code
+   * available_after} is unknown (NULL), they sort by their admission's time, and their epoch is the
+   * rebuild's negated. Writing the same restore twice writes each row once (the primary key).
+   *
+   * @return how many rows it wrote
+   */
+  int restoreAdmitted(Restore restore, List<Admitted> admitted) {
+    long epoch = restore.epoch();
+    Map<String, Long> since = restore.since();
     // In time order: a chunk of them then spans a short time, which bounds what its look-up reads.
     List<Admitted> candidates =
         admitted.stream()
             .filter(
-                a -> a.admittedAt().toEpochMilli() >= since.getOrDefault(a.partition().tag(), 0L))
+                a -> {
+                  Long from = since.get(a.partition().tag());
+                  return from != null && a.admittedAt().toEpochMilli() >= from;
+                })
             .sorted(
                 Comparator.comparing(Admitted::admittedAt).thenComparingLong(Admitted::sequence))
             .toList();
@@ -365,7 +460,7 @@ class DecisionDrain {
   /** Rows per insert: 11,000 parameters, within the protocol's limit of 65,535. */
   private static final int ROWS_PER_INSERT = 1000;
 
-  /** How far an instance's clock and a Redis's may differ, for {@link #restoreAdmitted}. */
+  /** How far an instance's clock and a Redis's may differ, for {@link #restoreSince}. */
   private static final long CLOCKS = 60_000;
 
   int batch() {

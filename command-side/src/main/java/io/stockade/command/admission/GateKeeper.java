@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.UUID;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -95,6 +96,17 @@ class GateKeeper implements GateSessions, DisposableBean {
             thread.setDaemon(true);
             return thread;
           });
+  private final ExecutorService afterOpening =
+      Executors.newSingleThreadExecutor(
+          runnable -> {
+            Thread thread = new Thread(runnable, "gate-after-rebuild");
+            thread.setDaemon(true);
+            return thread;
+          });
+
+  /** What the rebuild that opened the gate left to do once it is open (opener thread only). */
+  private Runnable afterOpen;
+
   private final AtomicReference<Opened> current = new AtomicReference<>();
   private final AtomicBoolean opening = new AtomicBoolean();
   private volatile String lastFailure;
@@ -224,6 +236,15 @@ class GateKeeper implements GateSessions, DisposableBean {
       lastFailure = null;
       failedRebuilds = 0;
       log.info("Gate open in epoch {}", opened.session().epoch());
+      if (afterOpen != null) {
+        Runnable then = afterOpen;
+        afterOpen = null;
+        try {
+          afterOpening.execute(then);
+        } catch (RejectedExecutionException shuttingDown) {
+          // What it owed is recorded in the database: any instance takes it up once overdue.
+        }
+      }
     } catch (RuntimeException e) {
       long delay = properties.reopenInterval().toMillis();
       String failure = describe(e);
@@ -319,8 +340,9 @@ class GateKeeper implements GateSessions, DisposableBean {
                 .orElseThrow(() -> new NotYetException("another instance began a rebuild"));
         log.warn("Gate closed for a rebuild from the event store as epoch {}: {}", epoch, why);
       }
+      Runnable then;
       try {
-        rebuild.rebuild(template, epoch, runId, lease(epoch));
+        then = rebuild.rebuild(template, epoch, runId, lease(epoch));
       } catch (RebuildLease.TakenOverException e) {
         throw new NotYetException(e.getMessage());
       } catch (RuntimeException e) {
@@ -330,6 +352,7 @@ class GateKeeper implements GateSessions, DisposableBean {
         throw new NotYetException("the rebuild of epoch " + epoch + " was taken over");
       }
       evictionSeen = false;
+      afterOpen = then;
       return opened(new GateSession(template, epoch), connection);
     } catch (RuntimeException e) {
       connection.close();
@@ -416,6 +439,7 @@ class GateKeeper implements GateSessions, DisposableBean {
   @Override
   public void destroy() {
     opener.shutdownNow();
+    afterOpening.shutdownNow();
     Opened opened = current.getAndSet(null);
     if (opened != null) {
       opened.connection().close();

@@ -22,6 +22,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
+import java.util.function.LongConsumer;
 import java.util.function.ToIntFunction;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -30,6 +32,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Component;
 
 /**
@@ -63,19 +66,28 @@ class GateRebuild {
   private final Duration retention;
   private final Clock clock;
   private final ObjectProvider<DecisionDrain> decisions;
+  private final StringRedisTemplate serviceRedis;
 
   GateRebuild(
       EventTableFold events,
       GateLayout layout,
       GateProperties properties,
       Clock clock,
-      ObjectProvider<DecisionDrain> decisions) {
+      ObjectProvider<DecisionDrain> decisions,
+      StringRedisTemplate serviceRedis) {
     this.events = events;
     this.layout = layout;
     this.retention = properties.intentRetention();
     this.clock = clock;
     this.decisions = decisions;
+    this.serviceRedis = serviceRedis;
   }
+
+  /**
+   * How long after a rebuild's gate opens its restore of the decision log may take before any
+   * instance takes it up again (the rebuilding one stopped, or its restore failed).
+   */
+  static final Duration RESTORE_DUE = Duration.ofMinutes(2);
 
   /**
    * A rebuild under way on this instance: its phase (CLEARING the old keys, READING the event
@@ -99,16 +111,19 @@ class GateRebuild {
   /**
    * Rebuilds the gate in {@code redis} as epoch {@code epoch} of the Redis server(s) {@code runId},
    * renewing {@code lease} as it goes.
+   *
+   * @return what is left to do once the gate is open: the decision log's restore of the admitted
+   *     decisions Redis lost (recorded as owed before the gate opened), or nothing
    */
-  void rebuild(StringRedisTemplate redis, long epoch, String runId, RebuildLease lease) {
+  Runnable rebuild(StringRedisTemplate redis, long epoch, String runId, RebuildLease lease) {
     try {
-      rebuildAndTell(redis, epoch, runId, lease);
+      return rebuildAndTell(redis, epoch, runId, lease);
     } finally {
       progress = null;
     }
   }
 
-  private void rebuildAndTell(
+  private Runnable rebuildAndTell(
       StringRedisTemplate redis, long epoch, String runId, RebuildLease lease) {
     long started = System.nanoTime();
     progress = new Progress(epoch, "CLEARING", 0, 0);
@@ -145,37 +160,27 @@ class GateRebuild {
     writers.forEach(RestoreWriter::flush);
 
     Instant now = clock.instant();
-    GateImage image = new GateImage(now, retention);
     long head = events.head();
     progress = new Progress(epoch, "READING", 0, head);
-    long[] tenth = {head / 10};
-    // The event table read directly (a plain scan's pace, not Axon's readEvents'); events that
-    // commit while it reads are read if they come after what it has read, as with readEvents.
-    events.fold(
-        GATE_EVENTS,
-        event -> {
-          image.apply(event.payload());
-          if (image.events % EVENTS_BETWEEN_RENEWALS == 0) {
-            lease.renew();
-            progress = new Progress(epoch, "READING", event.globalIndex(), head);
-          }
-          if (tenth[0] > 0 && event.globalIndex() >= tenth[0] && event.globalIndex() < head) {
-            log.info(
-                "Gate rebuild of epoch {}: event store read up to global index {} of {} ({}%)",
-                epoch, event.globalIndex(), head, Math.round(event.globalIndex() * 100.0 / head));
-            tenth[0] = (event.globalIndex() / (head / 10) + 1) * (head / 10);
-          }
-        });
+    GateImage image =
+        fold(
+            now,
+            head,
+            "Gate rebuild of epoch " + epoch,
+            position -> {
+              lease.renew();
+              progress = new Progress(epoch, "READING", position, head);
+            });
     long folded = System.nanoTime();
     progress = new Progress(epoch, "WRITING", head, head);
     Map<String, GateImage.Intent> intents = image.intentsToKeep(now, retention);
-    ToIntFunction<Partition> servers = GateServers.servers(redis);
+    Function<String, List<Partition>> placements = placements(image, GateServers.servers(redis));
     Map<String, long[]> reservedByBucket = new HashMap<>();
     intents.forEach(
         (reservationId, intent) -> {
           if ("RESERVED".equals(intent.state)) {
             for (ReservationLine line : intent.lines) {
-              List<Partition> placement = placement(image, line.skuId(), servers);
+              List<Partition> placement = placements.apply(line.skuId());
               reservedByBucket
                       .computeIfAbsent(line.skuId(), sku -> new long[placement.size()])[
                       GateLayout.bucketOf(intent.userId, placement.size())] +=
@@ -185,14 +190,9 @@ class GateRebuild {
         });
     image.skus.forEach(
         (skuId, sku) ->
-            write(
-                writers,
-                skuId,
-                sku,
-                placement(image, skuId, servers),
-                reservedByBucket.get(skuId)));
+            write(writers, skuId, sku, placements.apply(skuId), reservedByBucket.get(skuId)));
     intents.forEach(
-        (reservationId, intent) -> write(writers, image, servers, reservationId, intent, now));
+        (reservationId, intent) -> write(writers, placements, reservationId, intent, now));
     // Every partition's sequence goes on above every sequence in the record, in the decision log
     // and in the decision streams; and above the batch of decisions a drain may still be moving
     // from a stream Redis lost.
@@ -200,10 +200,26 @@ class GateRebuild {
     for (RestoreWriter writer : writers) {
       writer.add("SET", writer.partition().sequence(), counter);
     }
+    // Owed before the gate opens: once it is open the drain moves the new streams' entries, and if
+    // this instance stops before it has restored them, another one takes the restore up.
+    DecisionDrain drain = decisions.getIfAvailable();
+    Set<String> lostStreams = new HashSet<>();
+    for (Partition partition : layout.partitions()) {
+      if (!streams.contains(partition.decisions())) {
+        lostStreams.add(partition.tag());
+      }
+    }
+    Runnable afterOpen = () -> {};
+    if (drain != null && !lostStreams.isEmpty()) {
+      DecisionDrain.Restore restore =
+          drain.restoreOwed(
+              new DecisionDrain.Restore(epoch, drain.restoreSince(lostStreams)), RESTORE_DUE);
+      List<DecisionDrain.Admitted> lost = admitted(image, placements, lostStreams);
+      afterOpen = () -> restore(drain, restore, lost);
+    }
     for (RestoreWriter writer : writers) {
       writer.open(runId, layout);
     }
-    restoreAdmitted(epoch, image, servers, streams);
     log.warn(
         "Gate rebuilt as epoch {} from {} events in {} partitions: {} SKUs, {} reservations, {}"
             + " stale keys cleared, in {} ms ({} ms to clear and fold)",
@@ -215,28 +231,81 @@ class GateRebuild {
         stale,
         Duration.ofNanos(System.nanoTime() - started).toMillis(),
         Duration.ofNanos(folded - started).toMillis());
+    return afterOpen;
   }
 
   /**
-   * Gives the decision log back the admitted decisions of the partitions whose decision stream
-   * Redis lost (its key was gone when the rebuild began): from their StockReserved, for each line
-   * in the bucket of its user. Those of other partitions are still in their streams.
+   * Folds the event store into the gate's image as of {@code now}, telling {@code progress} the
+   * global index reached every {@value #EVENTS_BETWEEN_RENEWALS} events and logging each tenth of
+   * {@code head} under {@code what}.
    */
-  private void restoreAdmitted(
-      long epoch, GateImage image, ToIntFunction<Partition> servers, Set<String> streams) {
+  private GateImage fold(Instant now, long head, String what, LongConsumer progress) {
+    GateImage image = new GateImage(now, retention);
+    long[] tenth = {head / 10};
+    // The event table read directly (a plain scan's pace, not Axon's readEvents'); events that
+    // commit while it reads are read if they come after what it has read, as with readEvents.
+    events.fold(
+        GATE_EVENTS,
+        event -> {
+          image.apply(event.payload());
+          if (image.events % EVENTS_BETWEEN_RENEWALS == 0) {
+            progress.accept(event.globalIndex());
+          }
+          if (tenth[0] > 0 && event.globalIndex() >= tenth[0] && event.globalIndex() < head) {
+            log.info(
+                "{}: event store read up to global index {} of {} ({}%)",
+                what, event.globalIndex(), head, Math.round(event.globalIndex() * 100.0 / head));
+            tenth[0] = (event.globalIndex() / (head / 10) + 1) * (head / 10);
+          }
+        });
+    return image;
+  }
+
+  /**
+   * Takes up the restores of the decision log that rebuilds owe past their due time (the instance
+   * that rebuilt stopped, or its restore failed): folds the event store again and restores them.
+   */
+  @Scheduled(
+      fixedDelayString = "${stockade.decisions.restore-check-interval:1m}",
+      initialDelayString = "${stockade.decisions.restore-check-interval:1m}")
+  void takeUpOwedRestores() {
     DecisionDrain drain = decisions.getIfAvailable();
-    // Every stream still there (a rebuild for another reason than a loss): nothing to restore, and
-    // no need to place every intent's lines.
-    if (drain == null || streams.size() == layout.partitions().size()) {
+    if (drain == null) {
       return;
     }
-    List<DecisionDrain.Admitted> lost = new ArrayList<>();
+    try {
+      List<DecisionDrain.Restore> owed = drain.takeOverdueRestores(RESTORE_DUE);
+      if (owed.isEmpty()) {
+        return;
+      }
+      long head = events.head();
+      GateImage image = fold(clock.instant(), head, "Owed restore of the decision log", i -> {});
+      Function<String, List<Partition>> placements =
+          placements(image, GateServers.servers(serviceRedis));
+      for (DecisionDrain.Restore restore : owed) {
+        log.warn(
+            "Restore of the decision log owed by the rebuild of gate epoch {} taken up",
+            restore.epoch());
+        restore(drain, restore, admitted(image, placements, restore.since().keySet()));
+      }
+    } catch (DataAccessException e) {
+      log.warn("Owed restores of the decision log not taken up now; the next check goes on", e);
+    }
+  }
+
+  /**
+   * The admitted decisions of the partitions {@code tags} as the image's intents tell them: from
+   * their StockReserved, for each line in the bucket of its user.
+   */
+  private List<DecisionDrain.Admitted> admitted(
+      GateImage image, Function<String, List<Partition>> placements, Set<String> tags) {
+    List<DecisionDrain.Admitted> admitted = new ArrayList<>();
     for (GateImage.Intent intent : image.intents.values()) {
       for (ReservationLine line : intent.lines) {
-        List<Partition> placement = placement(image, line.skuId(), servers);
+        List<Partition> placement = placements.apply(line.skuId());
         Partition partition = placement.get(GateLayout.bucketOf(intent.userId, placement.size()));
-        if (!streams.contains(partition.decisions())) {
-          lost.add(
+        if (tags.contains(partition.tag())) {
+          admitted.add(
               new DecisionDrain.Admitted(
                   partition,
                   intent.reservationId,
@@ -247,19 +316,29 @@ class GateRebuild {
         }
       }
     }
+    return admitted;
+  }
+
+  /** Gives the decision log back the admitted decisions of {@code restore}, then drops it. */
+  private static void restore(
+      DecisionDrain drain, DecisionDrain.Restore restore, List<DecisionDrain.Admitted> admitted) {
     try {
       long started = System.nanoTime();
-      int restored = drain.restoreAdmitted(epoch, lost);
-      if (restored > 0) {
-        log.warn(
-            "Gate rebuild of epoch {}: {} admitted decisions Redis lost restored to the decision"
-                + " log from their events, in {} ms",
-            epoch,
-            restored,
-            Duration.ofNanos(System.nanoTime() - started).toMillis());
-      }
+      int restored = drain.restoreAdmitted(restore, admitted);
+      drain.restored(restore);
+      log.warn(
+          "Gate rebuild of epoch {}: {} admitted decisions Redis lost restored to the decision"
+              + " log from their events, in {} ms",
+          restore.epoch(),
+          restored,
+          Duration.ofNanos(System.nanoTime() - started).toMillis());
     } catch (DataAccessException e) {
-      log.error("Admitted decisions Redis lost not restored to the decision log", e);
+      log.error(
+          "Admitted decisions Redis lost not restored to the decision log now; the restore owed"
+              + " by the rebuild of gate epoch {} is taken up again within {}",
+          restore.epoch(),
+          RESTORE_DUE,
+          e);
     }
   }
 
@@ -275,11 +354,20 @@ class GateRebuild {
     return highest + (long) drain.batch() * GateLayout.STRIDE;
   }
 
-  /** Where the buckets of a SKU of the record lie, spread over the servers. */
-  private List<Partition> placement(
-      GateImage image, String skuId, ToIntFunction<Partition> servers) {
-    GateImage.Sku sku = image.skus.get(skuId);
-    return layout.buckets(skuId, sku == null ? 1 : sku.buckets, servers);
+  /**
+   * Where the buckets of each SKU of the record lie, spread over the servers: worked out once per
+   * SKU (a rebuild asks for every line of every reservation).
+   */
+  private Function<String, List<Partition>> placements(
+      GateImage image, ToIntFunction<Partition> servers) {
+    Map<String, List<Partition>> placed = new HashMap<>();
+    return skuId ->
+        placed.computeIfAbsent(
+            skuId,
+            id -> {
+              GateImage.Sku sku = image.skus.get(id);
+              return layout.buckets(id, sku == null ? 1 : sku.buckets, servers);
+            });
   }
 
   /**
@@ -331,14 +419,13 @@ class GateRebuild {
    */
   private void write(
       List<RestoreWriter> writers,
-      GateImage image,
-      ToIntFunction<Partition> servers,
+      Function<String, List<Partition>> placements,
       String reservationId,
       GateImage.Intent intent,
       Instant now) {
     Map<Integer, List<ReservationLine>> parts = new LinkedHashMap<>();
     for (ReservationLine line : intent.lines) {
-      List<Partition> placement = placement(image, line.skuId(), servers);
+      List<Partition> placement = placements.apply(line.skuId());
       Partition partition = placement.get(GateLayout.bucketOf(intent.userId, placement.size()));
       parts.computeIfAbsent(partition.index(), index -> new ArrayList<>()).add(line);
     }

@@ -344,6 +344,8 @@ class DecisionLogIntegrationTest {
     await()
         .atMost(Duration.ofSeconds(60))
         .until(() -> reserve(0, after, "u-after", sku, 1), status -> status != 503);
+    // The lost admitted decisions are restored once the gate is open, owed until then.
+    await().atMost(Duration.ofSeconds(60)).until(() -> owedRestores().isEmpty());
     drain();
 
     List<Map<String, Object>> log = settled(decisionsOf(sku));
@@ -381,6 +383,32 @@ class DecisionLogIntegrationTest {
     assertThat(sequenceAfter)
         .as("the rebuilt gate's sequence goes on above the log's")
         .isGreaterThan(sequenceBefore);
+
+    // Had the instance that rebuilt stopped before it restored them, the restore would still be
+    // owed: any instance takes it up once it is overdue, from the events.
+    List<Map<String, Object>> restored =
+        log.stream().filter(row -> row.get("available_after") == null).toList();
+    long epoch = -((Number) restored.get(0).get("epoch")).longValue();
+    jdbc.update("delete from gate_decision where sku_id = ? and available_after is null", sku);
+    jdbc.update(
+        "insert into gate_decision_restore (epoch, partition_tag, since_ms, due_at)"
+            + " values (?, ?, ?, utc_timestamp(6) - interval 1 second)",
+        epoch,
+        instances
+            .get(0)
+            .getBean(GateLayout.class)
+            .partition(((Number) restored.get(0).get("gate_partition")).intValue())
+            .tag(),
+        ((Number) restored.get(0).get("decided_at")).longValue() - 60_000);
+    instances.get(1).getBean(GateRebuild.class).takeUpOwedRestores();
+    assertThat(settled(decisionsOf(sku)))
+        .as("the owed restore taken up: the same rows again, the later admission not twice")
+        .containsExactlyInAnyOrderElementsOf(log);
+    assertThat(owedRestores()).as("owed restores once taken up").isEmpty();
+  }
+
+  private static List<Map<String, Object>> owedRestores() {
+    return jdbc.queryForList("select * from gate_decision_restore");
   }
 
   @Test
