@@ -4,6 +4,9 @@ import io.stockade.command.CommandSideApplication;
 import io.stockade.platform.testing.BenchRun;
 import io.stockade.platform.testing.GeneratedEventStore;
 import io.stockade.platform.testing.TestTokens;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -15,12 +18,15 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.TreeMap;
+import java.util.stream.Stream;
 import org.axonframework.config.EventProcessingConfiguration;
 import org.axonframework.eventhandling.StreamingEventProcessor;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * Benchmark driver for {@code bench/gate-rebuild}: the rate of the admission gate's rebuild from
@@ -37,7 +43,9 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  *       deleted, as if Redis had come back from an older copy of its data, the gate keeper is asked
  *       to check its session, finds the gate gone, claims the next epoch in the database and runs
  *       {@link GateRebuild}; timed until the gate keeper holds the open session. The first rebuild
- *       clears what the gate held on the empty store, the second every key the first wrote.
+ *       clears what the gate held on the empty store, the second every key the first wrote. Then it
+ *       waits until the decision log's restore of the admitted decisions Redis lost (done once the
+ *       gate is open) is no longer owed, and prints how long after the opening that was.
  * </ol>
  *
  * Each rebuild's phases (CLEARING, READING, WRITING, as {@link GateRebuild#progress()} tells them)
@@ -67,6 +75,14 @@ public final class GateRebuildThroughput {
     int skus = run.number("skus", 100);
     int scans = run.number("scans", 3);
     String url = run.url();
+    Map<String, String> pids = new LinkedHashMap<>();
+    pids.put("self", "self");
+    if (!run.option("dbPid", "").isEmpty()) {
+      pids.put("database", run.option("dbPid", ""));
+    }
+    if (!run.option("redisPid", "").isEmpty()) {
+      pids.put("redis", run.option("redisPid", ""));
+    }
     run.createDatabase();
     ConfigurableApplicationContext app =
         new SpringApplicationBuilder(CommandSideApplication.class)
@@ -116,8 +132,10 @@ public final class GateRebuildThroughput {
       for (int round = 1; round <= REBUILDS; round++) {
         int n = round;
         long[] redisBefore = scriptTime(app);
-        Map<String, Double> phases = rebuild(app);
+        Map<String, Double> phases = rebuild(app, pids);
+        long opened = System.nanoTime();
         long[] redisAfter = scriptTime(app);
+        double restore = restoredAfterOpening(app, opened);
         double seconds = phases.values().stream().mapToDouble(Double::doubleValue).sum();
         check(app, skus, reserved, sold);
         StringBuilder line = new StringBuilder();
@@ -131,6 +149,10 @@ public final class GateRebuildThroughput {
         System.out.printf(
             "PHASE rebuild-%d redis-scripts %.2f%n", n, (redisAfter[1] - redisBefore[1]) / 1e6);
         phases.forEach((phase, s) -> System.out.printf("PHASE rebuild-%d %s %.2f%n", n, phase, s));
+        System.out.printf(
+            "rebuild %d: the decision log's restore done %.2f s after the gate opened%n",
+            n, restore);
+        System.out.printf("AFTER rebuild-%d restore %.2f%n", n, restore);
       }
     } finally {
       app.close();
@@ -144,8 +166,8 @@ public final class GateRebuildThroughput {
    * rebuilt and opened it again: seconds spent in each phase, in order (claim, CLEARING, READING,
    * WRITING, opening).
    */
-  private static Map<String, Double> rebuild(ConfigurableApplicationContext app)
-      throws InterruptedException {
+  private static Map<String, Double> rebuild(
+      ConfigurableApplicationContext app, Map<String, String> pids) throws InterruptedException {
     GateKeeper keeper = app.getBean(GateKeeper.class);
     GateRebuild rebuild = app.getBean(GateRebuild.class);
     GateLayout layout = app.getBean(GateLayout.class);
@@ -158,15 +180,25 @@ public final class GateRebuildThroughput {
       redis.delete(partition.marker());
     }
     Map<String, Long> seen = new LinkedHashMap<>();
+    Map<String, Map<String, Long>> cpu = new LinkedHashMap<>();
     long started = System.nanoTime();
     seen.put("claim", started);
+    cpu.put("claim", cpuTicks(pids));
     if (keeper.checkedEpoch().isPresent()) {
       throw new IllegalStateException("The gate keeper did not notice the markers gone");
     }
     long deadline = started + 600_000_000_000L;
     GateSession after;
     while ((after = keeper.current()) == null || after == before) {
-      rebuild.progress().ifPresent(now -> seen.putIfAbsent(now.phase(), System.nanoTime()));
+      rebuild
+          .progress()
+          .ifPresent(
+              now -> {
+                if (!seen.containsKey(now.phase())) {
+                  seen.put(now.phase(), System.nanoTime());
+                  cpu.put(now.phase(), cpuTicks(pids));
+                }
+              });
       if (System.nanoTime() > deadline) {
         throw new IllegalStateException(
             "The gate is not open after 10 minutes: " + keeper.closedBecause());
@@ -178,13 +210,90 @@ public final class GateRebuildThroughput {
       throw new IllegalStateException("The gate opened in epoch " + after.epoch() + " again");
     }
     seen.put("opening", opened);
+    cpu.put("opening", cpuTicks(pids));
     Map<String, Double> phases = new LinkedHashMap<>();
     List<Map.Entry<String, Long>> points = new ArrayList<>(seen.entrySet());
+    List<Map<String, Long>> ticks = new ArrayList<>(cpu.values());
     for (int i = 0; i < points.size() - 1; i++) {
-      phases.put(
-          points.get(i).getKey(), (points.get(i + 1).getValue() - points.get(i).getValue()) / 1e9);
+      String phase = points.get(i).getKey();
+      phases.put(phase, (points.get(i + 1).getValue() - points.get(i).getValue()) / 1e9);
+      StringBuilder used = new StringBuilder();
+      Map<String, Long> from = ticks.get(i);
+      ticks
+          .get(i + 1)
+          .forEach(
+              (name, to) -> {
+                long spent = to - from.getOrDefault(name, 0L);
+                if (spent > 0) {
+                  used.append(String.format(" %s %.2f", name, spent / (double) CLOCK_TICKS));
+                }
+              });
+      System.out.printf("CPU rebuild %s (s):%s%n", phase, used);
     }
     return phases;
+  }
+
+  /**
+   * Waits until the rebuild owes the decision log no restore (it restores the admitted decisions
+   * Redis lost once the gate is open): seconds from {@code opened}.
+   */
+  private static double restoredAfterOpening(ConfigurableApplicationContext app, long opened)
+      throws InterruptedException {
+    JdbcTemplate jdbc = app.getBean(JdbcTemplate.class);
+    long deadline = opened + 600_000_000_000L;
+    while (jdbc.queryForObject("select count(*) from gate_decision_restore", Long.class) > 0) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("The decision log's restore not done after 10 minutes");
+      }
+      Thread.sleep(10);
+    }
+    return (System.nanoTime() - opened) / 1e9;
+  }
+
+  /** The kernel's clock ticks per second, in which /proc gives CPU time (USER_HZ, 100 on Linux). */
+  private static final int CLOCK_TICKS = 100;
+
+  /**
+   * CPU time so far, in clock ticks (user and system), of this JVM's threads by name (digits
+   * dropped: "GC Thread#1" counts as "GC Thread#"), and of the processes {@code pids} names (the
+   * database, Redis), from /proc; empty where /proc cannot be read.
+   */
+  private static Map<String, Long> cpuTicks(Map<String, String> pids) {
+    Map<String, Long> ticks = new TreeMap<>();
+    try (Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
+      tasks.forEach(
+          task -> {
+            String stat = read(task.resolve("stat"));
+            if (stat != null) {
+              String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+              ticks.merge(name.replaceAll("[0-9]+", ""), ticksOf(stat), Long::sum);
+            }
+          });
+    } catch (IOException e) {
+      return ticks;
+    }
+    pids.forEach(
+        (name, pid) -> {
+          String stat = read(Path.of("/proc", pid, "stat"));
+          if (stat != null && !name.equals("self")) {
+            ticks.put("[" + name + "]", ticksOf(stat));
+          }
+        });
+    return ticks;
+  }
+
+  private static String read(Path file) {
+    try {
+      return Files.readString(file);
+    } catch (IOException e) {
+      return null; // A thread that ended.
+    }
+  }
+
+  /** utime + stime, the 14th and 15th fields of a stat line. */
+  private static long ticksOf(String stat) {
+    String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+    return Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
   }
 
   /** The units reserved and sold over every SKU's counters are those of the record. */
