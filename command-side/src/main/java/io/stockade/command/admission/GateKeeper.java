@@ -12,6 +12,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
@@ -90,19 +91,9 @@ class GateKeeper implements GateSessions, DisposableBean {
           + "/"
           + UUID.randomUUID().toString().substring(0, 8);
   private final ScheduledExecutorService opener =
-      Executors.newSingleThreadScheduledExecutor(
-          runnable -> {
-            Thread thread = new Thread(runnable, "gate-opener");
-            thread.setDaemon(true);
-            return thread;
-          });
+      Executors.newSingleThreadScheduledExecutor(daemon("gate-opener"));
   private final ExecutorService afterOpening =
-      Executors.newSingleThreadExecutor(
-          runnable -> {
-            Thread thread = new Thread(runnable, "gate-after-rebuild");
-            thread.setDaemon(true);
-            return thread;
-          });
+      Executors.newSingleThreadExecutor(daemon("gate-after-rebuild"));
 
   /** What the rebuild that opened the gate left to do once it is open (opener thread only). */
   private Runnable afterOpen;
@@ -269,6 +260,15 @@ class GateKeeper implements GateSessions, DisposableBean {
         }
       }
     }
+  }
+
+  /** Threads of the given name that do not keep the JVM alive. */
+  private static ThreadFactory daemon(String name) {
+    return runnable -> {
+      Thread thread = new Thread(runnable, name);
+      thread.setDaemon(true);
+      return thread;
+    };
   }
 
   /** The pause after {@code failed} failed rebuilds in a row. */
