@@ -116,20 +116,24 @@ class GateRebuild {
    *     decisions Redis lost (recorded as owed before the gate opened), or nothing
    */
   Runnable rebuild(StringRedisTemplate redis, long epoch, String runId, RebuildLease lease) {
-    try {
-      return rebuildAndTell(redis, epoch, runId, lease);
+    try (RestoreWriter.Calls calls = new RestoreWriter.Calls()) {
+      return rebuildAndTell(redis, epoch, runId, lease, calls);
     } finally {
       progress = null;
     }
   }
 
   private Runnable rebuildAndTell(
-      StringRedisTemplate redis, long epoch, String runId, RebuildLease lease) {
+      StringRedisTemplate redis,
+      long epoch,
+      String runId,
+      RebuildLease lease,
+      RestoreWriter.Calls calls) {
     long started = System.nanoTime();
     progress = new Progress(epoch, "CLEARING", 0, 0);
     List<RestoreWriter> writers = new ArrayList<>();
     for (Partition partition : layout.partitions()) {
-      RestoreWriter writer = new RestoreWriter(redis, partition, epoch, lease);
+      RestoreWriter writer = new RestoreWriter(redis, partition, epoch, lease, calls);
       writer.call("BEGIN", List.of(), List.of());
       writers.add(writer);
     }

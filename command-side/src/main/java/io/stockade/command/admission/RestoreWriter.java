@@ -4,6 +4,10 @@ import io.stockade.command.admission.GateLayout.Partition;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 
@@ -13,8 +17,59 @@ import org.springframework.data.redis.core.script.RedisScript;
  * more than {@link #MAX_OPERATION_ARGS} arguments split first, so that every call stays within
  * Lua's and Redis's limits whatever the record holds. Every call renews the lease and stops the
  * rebuild once another one has taken over (the call then wrote nothing).
+ *
+ * <p>The batches of writes go out through the rebuild's {@link Calls}: while Redis runs one, the
+ * rebuild builds the next. BEGIN and OPEN wait until every batch sent before them has been run.
  */
 final class RestoreWriter {
+
+  /**
+   * A rebuild's calls of restore.lua, in the order sent, on a thread of their own: at most one runs
+   * while the next is built. A call that fails (or finds the rebuild taken over) fails the next
+   * send or {@link #await}.
+   */
+  static final class Calls implements AutoCloseable {
+
+    private final ExecutorService thread =
+        Executors.newSingleThreadExecutor(
+            runnable -> {
+              Thread sender = new Thread(runnable, "gate-rebuild-writer");
+              sender.setDaemon(true);
+              return sender;
+            });
+    private Future<?> running;
+
+    /** Sends {@code call} once the one before it has been run. */
+    void send(Runnable call) {
+      await();
+      running = thread.submit(call);
+    }
+
+    /** Waits until every call sent has been run. */
+    void await() {
+      if (running == null) {
+        return;
+      }
+      try {
+        running.get();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("Interrupted while Redis ran a rebuild's writes", e);
+      } catch (ExecutionException e) {
+        if (e.getCause() instanceof RuntimeException failure) {
+          throw failure;
+        }
+        throw new IllegalStateException(e.getCause());
+      } finally {
+        running = null;
+      }
+    }
+
+    @Override
+    public void close() {
+      thread.shutdownNow();
+    }
+  }
 
   /** Keys in one restore.lua call. */
   static final int MAX_KEYS = 500;
@@ -34,14 +89,17 @@ final class RestoreWriter {
   private final Partition partition;
   private final long epoch;
   private final RebuildLease lease;
+  private final Calls calls;
   private final List<String> keys = new ArrayList<>();
   private final List<String> operations = new ArrayList<>();
 
-  RestoreWriter(StringRedisTemplate redis, Partition partition, long epoch, RebuildLease lease) {
+  RestoreWriter(
+      StringRedisTemplate redis, Partition partition, long epoch, RebuildLease lease, Calls calls) {
     this.redis = redis;
     this.partition = partition;
     this.epoch = epoch;
     this.lease = lease;
+    this.calls = calls;
   }
 
   Partition partition() {
@@ -83,9 +141,10 @@ final class RestoreWriter {
     operations.addAll(args);
   }
 
+  /** Sends what is gathered; {@link Calls#await} then waits until Redis has run it. */
   void flush() {
     if (!keys.isEmpty()) {
-      call("WRITE", keys, operations);
+      send();
     }
   }
 
@@ -98,7 +157,20 @@ final class RestoreWriter {
     call("OPEN", keys, args);
   }
 
+  /** Runs one call of restore.lua now, after every batch sent before it. */
   void call(String mode, List<String> batchKeys, List<String> args) {
+    calls.await();
+    Runnable call = prepare(mode, batchKeys, args);
+    call.run();
+  }
+
+  /** Sends the batch of writes gathered so far, to be run while the next is gathered. */
+  private void send() {
+    calls.send(prepare("WRITE", keys, operations));
+  }
+
+  /** The call, its keys and arguments copied; the batch is emptied. */
+  private Runnable prepare(String mode, List<String> batchKeys, List<String> args) {
     lease.renew();
     List<String> allKeys = new ArrayList<>(batchKeys.size() + 1);
     allKeys.add(partition.marker());
@@ -109,11 +181,13 @@ final class RestoreWriter {
     for (int i = 0; i < args.size(); i++) {
       allArgs[i + 2] = args.get(i);
     }
-    List<Object> reply = redis.execute(RESTORE, allKeys, allArgs);
     keys.clear();
     operations.clear();
-    if (((Number) reply.get(0)).longValue() != 1) {
-      throw new RebuildLease.TakenOverException(epoch);
-    }
+    return () -> {
+      List<Object> reply = redis.execute(RESTORE, allKeys, allArgs);
+      if (((Number) reply.get(0)).longValue() != 1) {
+        throw new RebuildLease.TakenOverException(epoch);
+      }
+    };
   }
 }
