@@ -262,68 +262,62 @@ class DecisionDrain {
       long sequence,
       Instant admittedAt) {}
 
-  /**
-   * Where the log may lack admitted decisions of each partition whose stream Redis lost, by tag:
-   * admissions since the partition's last moved entry, less a minute for the clocks' differences
-   * (an admission's time is its instance's clock, an entry's its Redis's); 0 for a partition never
-   * drained. Read before the rebuilt gate opens: once it is open the drain moves the new stream's
-   * entries and the partition's last entry is no longer the lost stream's.
-   */
-  Map<String, Long> restoreSince(Set<String> tags) {
-    Map<String, Long> since = new HashMap<>();
-    tags.forEach(tag -> since.put(tag, 0L));
-    jdbc.query(
-        "select partition_tag, last_entry from gate_decision_drain",
-        row -> {
-          String last = row.getString(2);
-          if (since.containsKey(row.getString(1)) && last != null) {
-            since.put(
-                row.getString(1), Long.parseLong(last.substring(0, last.indexOf('-'))) - CLOCKS);
-          }
-        });
-    return since;
-  }
-
   /** A restore of the log a rebuild of gate epoch {@code epoch} owes, by partition tag. */
   record Restore(long epoch, Map<String, Long> since) {}
 
   /**
-   * Records that the rebuild of {@code restore}'s epoch owes the log that restore, due {@code
-   * within} from now: before the gate opens, so that the restore is done even if this instance
-   * stops before it has done it. A restore an earlier epoch still owes for the same partitions is
-   * taken over (its earlier times kept), so that the two do not write the same decisions twice.
+   * Records that the rebuild of gate epoch {@code epoch} owes the log the admitted decisions of the
+   * partitions {@code tags}, whose streams Redis lost, due {@code within} from now. Called before
+   * the gate opens, so that the restore is done even if this instance stops first.
    *
-   * @return the restore owed, with the times taken over
+   * <p>Each partition's is owed since its last moved entry, less a minute for the clocks'
+   * differences (an admission's time is its instance's clock, an entry's its Redis's); since 0 for
+   * a partition never drained. That entry is read now: once the gate is open the drain moves the
+   * new stream's entries and the partition's last entry is no longer the lost stream's. A restore
+   * this or an earlier epoch still owes for the same partitions is taken over, its earlier times
+   * kept, so that two restores do not write the same decisions twice.
+   *
+   * @return the restore owed
    */
-  Restore restoreOwed(Restore restore, Duration within) {
+  Restore restoreOwed(long epoch, Set<String> tags, Duration within) {
     return transactions.execute(
         status -> {
-          Map<String, Long> since = new HashMap<>(restore.since());
+          Map<String, Long> since = new HashMap<>();
+          tags.forEach(tag -> since.put(tag, 0L));
           jdbc.query(
-              "select partition_tag, since_ms from gate_decision_restore where epoch < ?"
+              "select partition_tag, last_entry from gate_decision_drain",
+              row -> {
+                String last = row.getString(2);
+                if (since.containsKey(row.getString(1)) && last != null) {
+                  since.put(
+                      row.getString(1),
+                      Long.parseLong(last.substring(0, last.indexOf('-'))) - CLOCKS);
+                }
+              });
+          jdbc.query(
+              "select partition_tag, since_ms from gate_decision_restore where epoch <= ?"
                   + " for update",
               row -> {
                 if (since.containsKey(row.getString(1))) {
                   since.merge(row.getString(1), row.getLong(2), Math::min);
                 }
               },
-              restore.epoch());
+              epoch);
           since.forEach(
               (tag, from) -> {
                 jdbc.update(
-                    "delete from gate_decision_restore where epoch < ? and partition_tag = ?",
-                    restore.epoch(),
+                    "delete from gate_decision_restore where epoch <= ? and partition_tag = ?",
+                    epoch,
                     tag);
                 jdbc.update(
                     "insert into gate_decision_restore (epoch, partition_tag, since_ms, due_at)"
-                        + " values (?, ?, ?, utc_timestamp(6) + interval ? microsecond)"
-                        + " on duplicate key update since_ms = least(since_ms, values(since_ms))",
-                    restore.epoch(),
+                        + " values (?, ?, ?, utc_timestamp(6) + interval ? microsecond)",
+                    epoch,
                     tag,
                     from,
                     within.toNanos() / 1000);
               });
-          return new Restore(restore.epoch(), since);
+          return new Restore(epoch, since);
         });
   }
 
@@ -460,7 +454,7 @@ class DecisionDrain {
   /** Rows per insert: 11,000 parameters, within the protocol's limit of 65,535. */
   private static final int ROWS_PER_INSERT = 1000;
 
-  /** How far an instance's clock and a Redis's may differ, for {@link #restoreSince}. */
+  /** How far an instance's clock and a Redis's may differ, for {@link #restoreOwed}. */
   private static final long CLOCKS = 60_000;
 
   int batch() {

@@ -1,6 +1,7 @@
 package io.stockade.command.admission;
 
 import io.lettuce.core.event.connection.DisconnectedEvent;
+import io.stockade.platform.concurrent.DaemonThreads;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -12,7 +13,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
@@ -91,9 +91,9 @@ class GateKeeper implements GateSessions, DisposableBean {
           + "/"
           + UUID.randomUUID().toString().substring(0, 8);
   private final ScheduledExecutorService opener =
-      Executors.newSingleThreadScheduledExecutor(daemon("gate-opener"));
+      Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("gate-opener"));
   private final ExecutorService afterOpening =
-      Executors.newSingleThreadExecutor(daemon("gate-after-rebuild"));
+      Executors.newSingleThreadExecutor(DaemonThreads.named("gate-after-rebuild"));
 
   /** What the rebuild that opened the gate left to do once it is open (opener thread only). */
   private Runnable afterOpen;
@@ -260,15 +260,6 @@ class GateKeeper implements GateSessions, DisposableBean {
         }
       }
     }
-  }
-
-  /** Threads of the given name that do not keep the JVM alive. */
-  private static ThreadFactory daemon(String name) {
-    return runnable -> {
-      Thread thread = new Thread(runnable, name);
-      thread.setDaemon(true);
-      return thread;
-    };
   }
 
   /** The pause after {@code failed} failed rebuilds in a row. */

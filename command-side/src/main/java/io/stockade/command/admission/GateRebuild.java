@@ -215,9 +215,7 @@ class GateRebuild {
     }
     Runnable afterOpen = () -> {};
     if (drain != null && !lostStreams.isEmpty()) {
-      DecisionDrain.Restore restore =
-          drain.restoreOwed(
-              new DecisionDrain.Restore(epoch, drain.restoreSince(lostStreams)), RESTORE_DUE);
+      DecisionDrain.Restore restore = drain.restoreOwed(epoch, lostStreams, RESTORE_DUE);
       List<DecisionDrain.Admitted> lost = admitted(image, placements, lostStreams);
       afterOpen = () -> restore(drain, restore, lost);
     }

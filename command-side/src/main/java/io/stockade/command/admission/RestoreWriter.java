@@ -1,6 +1,7 @@
 package io.stockade.command.admission;
 
 import io.stockade.command.admission.GateLayout.Partition;
+import io.stockade.platform.concurrent.DaemonThreads;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -31,12 +32,7 @@ final class RestoreWriter {
   static final class Calls implements AutoCloseable {
 
     private final ExecutorService thread =
-        Executors.newSingleThreadExecutor(
-            runnable -> {
-              Thread sender = new Thread(runnable, "gate-rebuild-writer");
-              sender.setDaemon(true);
-              return sender;
-            });
+        Executors.newSingleThreadExecutor(DaemonThreads.named("gate-rebuild-writer"));
     private Future<?> running;
 
     /** Sends {@code call} once the one before it has been run. */
