@@ -3,9 +3,9 @@ package io.stockade.command.admission;
 import io.stockade.api.reservation.ReservationLine;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.stream.Collectors;
 
 /**
  * What the gate is asked to admit.
@@ -40,13 +40,32 @@ public record Admission(
 
   /** The content a retry must repeat exactly: user, hold and lines, independent of line order. */
   public String fingerprint() {
-    return userId
-        + "|"
-        + hold.toMillis()
-        + "|"
-        + lines.stream()
-            .sorted(Comparator.comparing(ReservationLine::skuId))
-            .map(line -> line.skuId() + "=" + line.quantity())
-            .collect(Collectors.joining(","));
+    return fingerprint(userId, hold.toMillis(), lines);
+  }
+
+  /**
+   * The fingerprint of an admission of {@code lines} by {@code userId} for {@code holdMillis}:
+   * "user|hold|sku=qty,sku=qty" with the lines in the order of their SKUs.
+   */
+  static String fingerprint(String userId, long holdMillis, List<ReservationLine> lines) {
+    List<ReservationLine> sorted = lines;
+    if (lines.size() > 1) {
+      sorted = new ArrayList<>(lines);
+      sorted.sort(Comparator.comparing(ReservationLine::skuId));
+    }
+    StringBuilder fingerprint =
+        new StringBuilder(userId.length() + 24 * sorted.size() + 24)
+            .append(userId)
+            .append('|')
+            .append(holdMillis)
+            .append('|');
+    for (int i = 0; i < sorted.size(); i++) {
+      ReservationLine line = sorted.get(i);
+      if (i > 0) {
+        fingerprint.append(',');
+      }
+      fingerprint.append(line.skuId()).append('=').append(line.quantity());
+    }
+    return fingerprint.toString();
   }
 }

@@ -61,9 +61,8 @@ final class GateImage {
 
     /** What reserve.lua records to recognise a retry: computed for the intents written only. */
     String fingerprint() {
-      return new Admission(
-              reservationId, userId, lines, Duration.between(admittedAt, reservedUntil), admittedAt)
-          .fingerprint();
+      return Admission.fingerprint(
+          userId, Duration.between(admittedAt, reservedUntil).toMillis(), lines);
     }
 
     /**

@@ -10,6 +10,7 @@ import io.stockade.api.reservation.StockReserved;
 import io.stockade.api.sku.SkuRegistered;
 import io.stockade.api.sku.StockReplenished;
 import io.stockade.command.admission.GateLayout.Partition;
+import io.stockade.platform.concurrent.DaemonThreads;
 import io.stockade.platform.eventstore.EventTableFold;
 import java.time.Clock;
 import java.time.Duration;
@@ -22,6 +23,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
 import java.util.function.Function;
 import java.util.function.LongConsumer;
 import java.util.function.ToIntFunction;
@@ -90,9 +93,10 @@ class GateRebuild {
   static final Duration RESTORE_DUE = Duration.ofMinutes(2);
 
   /**
-   * A rebuild under way on this instance: its phase (CLEARING the old keys, READING the event
-   * store, WRITING the gate), and how far it has read: up to global index {@code position} of the
-   * {@code head} the store had when it began (gaps make the percentage an underestimate).
+   * A rebuild under way on this instance: its phase (CLEARING: closing every partition; READING the
+   * event store, while the old keys are cleared; WRITING the gate), and how far it has read: up to
+   * global index {@code position} of the {@code head} the store had when it began (gaps make the
+   * percentage an underestimate).
    */
   record Progress(long epoch, String phase, long position, long head) {
 
@@ -138,43 +142,31 @@ class GateRebuild {
       writers.add(writer);
     }
 
-    // A key in a partition's slot is cleared by that partition's script, so that a rebuild taken
-    // over cannot clear what the later one wrote. Keys in no partition's slot (an earlier layout's)
-    // are no later rebuild's to write.
-    int stale = 0;
-    Set<String> streams = new HashSet<>();
-    for (String key : GateServers.keys(redis, GateLayout.PATTERN)) {
-      Partition partition = layout.partitionOfSlot(SlotHash.getSlot(key));
-      if (partition != null && partition.decisions().equals(key)) {
-        streams.add(key);
-      }
-      // The decision streams are the decisions' only copy until they are moved to the database.
-      if (key.startsWith(GateLayout.NOT_GATE_PREFIX)
-          || (partition != null
-              && (partition.marker().equals(key) || partition.decisions().equals(key)))) {
-        continue;
-      }
-      if (partition == null) {
-        redis.unlink(key);
-      } else {
-        writers.get(partition.index()).add("UNLINK", key);
-      }
-      stale++;
-    }
-    writers.forEach(RestoreWriter::flush);
-
+    // The old keys are cleared while the event store is read: the one keeps Redis busy, the other
+    // the database, and the writes wait for both.
     Instant now = clock.instant();
     long head = events.head();
-    progress = new Progress(epoch, "READING", 0, head);
-    GateImage image =
-        fold(
-            now,
-            head,
-            "Gate rebuild of epoch " + epoch,
-            position -> {
-              lease.renew();
-              progress = new Progress(epoch, "READING", position, head);
-            });
+    FutureTask<Cleared> clearing = new FutureTask<>(() -> clear(redis, writers));
+    Thread clearer = DaemonThreads.named("gate-rebuild-clearing").newThread(clearing);
+    clearer.start();
+    GateImage image;
+    Cleared cleared;
+    try {
+      progress = new Progress(epoch, "READING", 0, head);
+      image =
+          fold(
+              now,
+              head,
+              "Gate rebuild of epoch " + epoch,
+              position -> {
+                lease.renew();
+                progress = new Progress(epoch, "READING", position, head);
+              });
+      cleared = finished(clearing);
+    } finally {
+      clearing.cancel(true);
+      joinUninterruptibly(clearer);
+    }
     long folded = System.nanoTime();
     progress = new Progress(epoch, "WRITING", head, head);
     Map<String, GateImage.Intent> intents = image.intentsToKeep(now, retention);
@@ -209,7 +201,7 @@ class GateRebuild {
     DecisionDrain drain = decisions.getIfAvailable();
     Set<String> lostStreams = new HashSet<>();
     for (Partition partition : layout.partitions()) {
-      if (!streams.contains(partition.decisions())) {
+      if (!cleared.streams().contains(partition.decisions())) {
         lostStreams.add(partition.tag());
       }
     }
@@ -230,10 +222,74 @@ class GateRebuild {
         writers.size(),
         image.skus.size(),
         intents.size(),
-        stale,
+        cleared.stale(),
         Duration.ofNanos(System.nanoTime() - started).toMillis(),
         Duration.ofNanos(folded - started).toMillis());
     return afterOpen;
+  }
+
+  /** What clearing the old keys found: how many it cleared, and the decision streams still held. */
+  private record Cleared(int stale, Set<String> streams) {}
+
+  /**
+   * Clears every key of the gate but the partitions' markers and decision streams (and the rate
+   * limits' under the same prefix). A key in a partition's slot is cleared by that partition's
+   * script, so that a rebuild taken over cannot clear what the later one wrote. Keys in no
+   * partition's slot (an earlier layout's) are no later rebuild's to write.
+   */
+  private Cleared clear(StringRedisTemplate redis, List<RestoreWriter> writers) {
+    int stale = 0;
+    Set<String> streams = new HashSet<>();
+    for (String key : GateServers.keys(redis, GateLayout.PATTERN)) {
+      Partition partition = layout.partitionOfSlot(SlotHash.getSlot(key));
+      if (partition != null && partition.decisions().equals(key)) {
+        streams.add(key);
+      }
+      // The decision streams are the decisions' only copy until they are moved to the database.
+      if (key.startsWith(GateLayout.NOT_GATE_PREFIX)
+          || (partition != null
+              && (partition.marker().equals(key) || partition.decisions().equals(key)))) {
+        continue;
+      }
+      if (partition == null) {
+        redis.unlink(key);
+      } else {
+        writers.get(partition.index()).add("UNLINK", key);
+      }
+      stale++;
+    }
+    writers.forEach(RestoreWriter::flush);
+    return new Cleared(stale, streams);
+  }
+
+  /** The clearing's outcome, once it has ended; its failure thrown as it was. */
+  private static Cleared finished(FutureTask<Cleared> clearing) {
+    try {
+      return clearing.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("Interrupted while the gate's old keys were cleared", e);
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof RuntimeException failure) {
+        throw failure;
+      }
+      throw new IllegalStateException(e.getCause());
+    }
+  }
+
+  /** Waits until {@code thread} has ended, keeping the caller's interruption for later. */
+  private static void joinUninterruptibly(Thread thread) {
+    boolean interrupted = false;
+    while (thread.isAlive()) {
+      try {
+        thread.join();
+      } catch (InterruptedException e) {
+        interrupted = true;
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   /**
@@ -246,7 +302,7 @@ class GateRebuild {
     long[] tenth = {head / 10};
     // The event table read directly (a plain scan's pace, not Axon's readEvents'); events that
     // commit while it reads are read if they come after what it has read, as with readEvents.
-    events.fold(
+    events.foldPayloads(
         GATE_EVENTS,
         event -> {
           image.apply(event.payload());
@@ -425,49 +481,68 @@ class GateRebuild {
       String reservationId,
       GateImage.Intent intent,
       Instant now) {
+    int[] partitions = new int[intent.lines.size()];
+    boolean onePartition = true;
+    for (int i = 0; i < partitions.length; i++) {
+      List<Partition> placement = placements.apply(intent.lines.get(i).skuId());
+      partitions[i] = placement.get(GateLayout.bucketOf(intent.userId, placement.size())).index();
+      onePartition &= partitions[i] == partitions[0];
+    }
+    if (onePartition) {
+      // The common case: every line in one partition, one part.
+      if (partitions.length > 0) {
+        writePart(writers.get(partitions[0]), reservationId, intent, intent.lines, now);
+      }
+      return;
+    }
     Map<Integer, List<ReservationLine>> parts = new LinkedHashMap<>();
-    for (ReservationLine line : intent.lines) {
-      List<Partition> placement = placements.apply(line.skuId());
-      Partition partition = placement.get(GateLayout.bucketOf(intent.userId, placement.size()));
-      parts.computeIfAbsent(partition.index(), index -> new ArrayList<>()).add(line);
+    for (int i = 0; i < partitions.length; i++) {
+      parts.computeIfAbsent(partitions[i], index -> new ArrayList<>()).add(intent.lines.get(i));
     }
     parts.forEach(
-        (index, lines) -> {
-          RestoreWriter writer = writers.get(index);
-          String key = writer.partition().intent(reservationId);
-          List<String> fields =
-              new ArrayList<>(
-                  List.of(
-                      "state",
-                      intent.state,
-                      "user",
-                      intent.userId,
-                      "lines",
-                      GateImage.recordedLines(lines),
-                      "fingerprint",
-                      intent.fingerprint(),
-                      "sequence",
-                      String.valueOf(intent.sequence),
-                      "epoch",
-                      String.valueOf(intent.epoch),
-                      "admittedAt",
-                      String.valueOf(intent.admittedAt.toEpochMilli()),
-                      "expiresAt",
-                      String.valueOf(intent.expiresAt.toEpochMilli())));
-          if (intent.reason != null) {
-            fields.add("reason");
-            fields.add(intent.reason);
-          }
-          String confirmed = intent.confirmedOf(lines);
-          if (confirmed != null) {
-            fields.add("confirmed");
-            fields.add(confirmed);
-          }
-          writer.add("HSET", key, fields.toArray(String[]::new));
-          if (intent.endedAt != null) {
-            long left = Duration.between(now, intent.endedAt.plus(retention)).toMillis();
-            writer.add("PEXPIRE", key, String.valueOf(Math.max(left, 1)));
-          }
-        });
+        (index, lines) -> writePart(writers.get(index), reservationId, intent, lines, now));
+  }
+
+  /** One part of an intent: its fields in one HSET, and its expiry once it has ended. */
+  private void writePart(
+      RestoreWriter writer,
+      String reservationId,
+      GateImage.Intent intent,
+      List<ReservationLine> lines,
+      Instant now) {
+    String key = writer.partition().intent(reservationId);
+    String confirmed = intent.confirmedOf(lines);
+    String[] fields =
+        new String[16 + (intent.reason == null ? 0 : 2) + (confirmed == null ? 0 : 2)];
+    int f = 0;
+    fields[f++] = "state";
+    fields[f++] = intent.state;
+    fields[f++] = "user";
+    fields[f++] = intent.userId;
+    fields[f++] = "lines";
+    fields[f++] = GateImage.recordedLines(lines);
+    fields[f++] = "fingerprint";
+    fields[f++] = intent.fingerprint();
+    fields[f++] = "sequence";
+    fields[f++] = String.valueOf(intent.sequence);
+    fields[f++] = "epoch";
+    fields[f++] = String.valueOf(intent.epoch);
+    fields[f++] = "admittedAt";
+    fields[f++] = String.valueOf(intent.admittedAt.toEpochMilli());
+    fields[f++] = "expiresAt";
+    fields[f++] = String.valueOf(intent.expiresAt.toEpochMilli());
+    if (intent.reason != null) {
+      fields[f++] = "reason";
+      fields[f++] = intent.reason;
+    }
+    if (confirmed != null) {
+      fields[f++] = "confirmed";
+      fields[f] = confirmed;
+    }
+    writer.add("HSET", key, fields);
+    if (intent.endedAt != null) {
+      long left = Duration.between(now, intent.endedAt.plus(retention)).toMillis();
+      writer.add("PEXPIRE", key, String.valueOf(Math.max(left, 1)));
+    }
   }
 }

@@ -54,6 +54,11 @@ public final class EventTableFold {
           + " payload, event_identifier from domain_event_entry where global_index > ?"
           + " order by global_index limit ?";
 
+  /** The same pages with only what a fold of the payloads needs: a third less for the database. */
+  private static final String PAYLOAD_PAGE =
+      "select global_index, payload_type, time_stamp, payload from domain_event_entry"
+          + " where global_index > ? order by global_index limit ?";
+
   /**
    * One stored event: its place in the store, its identifier, its timestamp as stored (ISO-8601)
    * and its payload, decoded.
@@ -71,6 +76,9 @@ public final class EventTableFold {
       return IsoInstants.parse(timestamp);
     }
   }
+
+  /** One stored event's payload, decoded, and its place in the store. */
+  public record StoredPayload(long globalIndex, Object payload) {}
 
   private final JdbcTemplate jdbc;
   private final ObjectMapper mapper;
@@ -97,9 +105,37 @@ public final class EventTableFold {
    * empty store. While the caller decodes and folds one page, another thread reads the next.
    */
   public GapAwareTrackingToken fold(Map<String, Class<?>> types, Consumer<StoredEvent> sink) {
+    return fold(
+        types,
+        false,
+        row ->
+            sink.accept(
+                new StoredEvent(
+                    row.index(),
+                    row.aggregateIdentifier(),
+                    row.sequenceNumber(),
+                    row.timestamp(),
+                    decode(row.payload(), row.type()),
+                    row.eventIdentifier())));
+  }
+
+  /**
+   * {@link #fold(Map, Consumer)} for a fold that needs only the payloads and their places: the
+   * identifiers of the events and their aggregates are not read.
+   */
+  public GapAwareTrackingToken foldPayloads(
+      Map<String, Class<?>> types, Consumer<StoredPayload> sink) {
+    return fold(
+        types,
+        true,
+        row -> sink.accept(new StoredPayload(row.index(), decode(row.payload(), row.type()))));
+  }
+
+  private GapAwareTrackingToken fold(
+      Map<String, Class<?>> types, boolean payloadsOnly, Consumer<Row> sink) {
     BlockingQueue<Page> pages = new ArrayBlockingQueue<>(2);
     AtomicBoolean stopped = new AtomicBoolean();
-    Thread reader = new Thread(() -> read(types, pages, stopped), "event-table-fold");
+    Thread reader = new Thread(() -> read(types, payloadsOnly, pages, stopped), "event-table-fold");
     reader.setDaemon(true);
     reader.start();
     long last = LOWEST_GLOBAL_INDEX - 1;
@@ -114,14 +150,7 @@ public final class EventTableFold {
           passed(gaps, last, row.index());
           last = row.index();
           if (row.payload() != null) {
-            sink.accept(
-                new StoredEvent(
-                    row.index(),
-                    row.aggregateIdentifier(),
-                    row.sequenceNumber(),
-                    row.timestamp(),
-                    decode(row.payload(), row.type()),
-                    row.eventIdentifier()));
+            sink.accept(row);
           }
         }
         gaps.headSet(last - MAX_GAP_OFFSET, false).clear();
@@ -151,7 +180,10 @@ public final class EventTableFold {
     return head == null ? 0 : head;
   }
 
-  /** One row as read; the payload only of the types asked for. */
+  /**
+   * One row as read; the payload only of the types asked for, the identifiers only when the fold
+   * asked for them.
+   */
   private record Row(
       long index,
       String aggregateIdentifier,
@@ -165,7 +197,11 @@ public final class EventTableFold {
   private record Page(List<Row> rows, boolean last, RuntimeException failure) {}
 
   /** The reader's loop: pages by primary key, until one comes back short or the fold stops. */
-  private void read(Map<String, Class<?>> types, BlockingQueue<Page> pages, AtomicBoolean stopped) {
+  private void read(
+      Map<String, Class<?>> types,
+      boolean payloadsOnly,
+      BlockingQueue<Page> pages,
+      AtomicBoolean stopped) {
     long after = LOWEST_GLOBAL_INDEX - 1;
     try {
       while (!stopped.get()) {
@@ -173,22 +209,36 @@ public final class EventTableFold {
         List<Row> rows = new ArrayList<>(pageSize);
         jdbc.query(
             connection -> {
-              PreparedStatement statement = connection.prepareStatement(PAGE);
+              PreparedStatement statement =
+                  connection.prepareStatement(payloadsOnly ? PAYLOAD_PAGE : PAGE);
               statement.setLong(1, from);
               statement.setInt(2, pageSize);
               return statement;
             },
             rs -> {
-              Class<?> type = types.get(rs.getString(4));
-              rows.add(
-                  new Row(
-                      rs.getLong(1),
-                      rs.getString(2),
-                      rs.getLong(3),
-                      rs.getString(5),
-                      type,
-                      type == null ? null : rs.getBytes(6),
-                      type == null ? null : rs.getString(7)));
+              if (payloadsOnly) {
+                Class<?> type = types.get(rs.getString(2));
+                rows.add(
+                    new Row(
+                        rs.getLong(1),
+                        null,
+                        0,
+                        rs.getString(3),
+                        type,
+                        type == null ? null : rs.getBytes(4),
+                        null));
+              } else {
+                Class<?> type = types.get(rs.getString(4));
+                rows.add(
+                    new Row(
+                        rs.getLong(1),
+                        rs.getString(2),
+                        rs.getLong(3),
+                        rs.getString(5),
+                        type,
+                        type == null ? null : rs.getBytes(6),
+                        type == null ? null : rs.getString(7)));
+              }
             });
         boolean last = rows.size() < pageSize;
         if (!rows.isEmpty()) {

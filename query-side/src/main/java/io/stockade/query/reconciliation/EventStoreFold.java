@@ -97,7 +97,7 @@ class EventStoreFold {
   /** Reads the events stored since the last call and answers the numbers up to the newest. */
   synchronized Snapshot catchUp() {
     if (position == null) {
-      position = table.fold(STOCK_EVENTS, event -> apply(event.payload()));
+      position = table.foldPayloads(STOCK_EVENTS, event -> apply(event.payload()));
     }
     readOnly.executeWithoutResult(
         status -> {
