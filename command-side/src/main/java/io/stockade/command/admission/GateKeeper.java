@@ -358,7 +358,7 @@ class GateKeeper implements GateSessions, DisposableBean {
   private RebuildLease lease(long epoch) {
     long every = Math.max(properties.rebuildLease().toNanos() / 4, 1);
     return new RebuildLease() {
-      private long renewedAt = System.nanoTime();
+      private volatile long renewedAt = System.nanoTime();
 
       @Override
       public void renew() {

@@ -120,7 +120,7 @@ class GateRebuild {
    *     decisions Redis lost (recorded as owed before the gate opened), or nothing
    */
   Runnable rebuild(StringRedisTemplate redis, long epoch, String runId, RebuildLease lease) {
-    try (RestoreWriter.Calls calls = new RestoreWriter.Calls()) {
+    try (RestoreWriter.Calls calls = new RestoreWriter.Calls(redis)) {
       return rebuildAndTell(redis, epoch, runId, lease, calls);
     } finally {
       progress = null;

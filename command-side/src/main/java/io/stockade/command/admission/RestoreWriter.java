@@ -1,14 +1,24 @@
 package io.stockade.command.admission;
 
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.stockade.command.admission.GateLayout.Partition;
 import io.stockade.platform.concurrent.DaemonThreads;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.springframework.dao.QueryTimeoutException;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 
@@ -19,51 +29,128 @@ import org.springframework.data.redis.core.script.RedisScript;
  * Lua's and Redis's limits whatever the record holds. Every call renews the lease and stops the
  * rebuild once another one has taken over (the call then wrote nothing).
  *
- * <p>The batches of writes go out through the rebuild's {@link Calls}: while Redis runs one, the
- * rebuild builds the next. BEGIN and OPEN wait until every batch sent before them has been run.
+ * <p>The batches of writes go out through the rebuild's {@link Calls}, several at a time: while
+ * Redis runs them, the rebuild builds the next. BEGIN and OPEN wait until every batch sent before
+ * them has been run.
  */
 final class RestoreWriter {
 
   /**
-   * A rebuild's calls of restore.lua, in the order sent, on a thread of their own: at most one runs
-   * while the next is built. A call that fails (or finds the rebuild taken over) fails the next
-   * send or {@link #await}.
+   * A rebuild's batches of restore.lua writes, sent in order on one connection of the rebuild's own
+   * Redis, up to {@link #IN_FLIGHT} at a time: Redis runs one after the other without waiting for
+   * the rebuild to build or send the next. The arguments are encoded on a thread of the calls' own.
+   * A batch that fails (or finds the rebuild taken over) fails the next send or {@link #await}.
    */
   static final class Calls implements AutoCloseable {
 
+    /**
+     * Batches sent and not yet answered: enough that Redis always has the next one when it ends
+     * one, few enough that what the rebuild holds in memory stays a few batches'.
+     */
+    static final int IN_FLIGHT = 4;
+
     private final ExecutorService thread =
         Executors.newSingleThreadExecutor(DaemonThreads.named("gate-rebuild-writer"));
-    private Future<?> running;
+    private final Semaphore outstanding = new Semaphore(IN_FLIGHT);
+    private final AtomicReference<RuntimeException> failure = new AtomicReference<>();
+    private final RedisConnection connection;
+    private final RedisClusterAsyncCommands<byte[], byte[]> commands;
+    private final Duration timeout;
 
-    /** Sends {@code call} once the one before it has been run. */
-    void send(Runnable call) {
-      await();
-      running = thread.submit(call);
+    @SuppressWarnings("unchecked")
+    Calls(StringRedisTemplate redis) {
+      RedisConnectionFactory factory = redis.getRequiredConnectionFactory();
+      this.timeout =
+          factory instanceof LettuceConnectionFactory lettuce
+              ? lettuce.getClientConfiguration().getCommandTimeout()
+              : Duration.ofSeconds(60);
+      this.connection = factory.getConnection();
+      if (!(connection.getNativeConnection() instanceof RedisClusterAsyncCommands<?, ?> async)) {
+        connection.close();
+        throw new IllegalStateException("The gate's Redis is not reached through Lettuce");
+      }
+      this.commands = (RedisClusterAsyncCommands<byte[], byte[]>) async;
     }
 
-    /** Waits until every call sent has been run. */
-    void await() {
-      if (running == null) {
-        return;
-      }
+    /**
+     * Sends a WRITE of {@code keys} and {@code args} (restore.lua's, the epoch's first) once fewer
+     * than {@link #IN_FLIGHT} batches are unanswered.
+     */
+    void send(long epoch, List<String> keys, List<String> args) {
+      rethrow();
+      acquire(1);
       try {
-        running.get();
+        thread.execute(() -> dispatch(epoch, keys, args));
+      } catch (RuntimeException e) {
+        outstanding.release();
+        throw e;
+      }
+    }
+
+    /** Waits until every batch sent has been run. */
+    void await() {
+      acquire(IN_FLIGHT);
+      outstanding.release(IN_FLIGHT);
+      rethrow();
+    }
+
+    private void dispatch(long epoch, List<String> keys, List<String> args) {
+      try {
+        commands
+            .<List<Object>>eval(
+                RESTORE.getScriptAsString(), ScriptOutputType.MULTI, encoded(keys), encoded(args))
+            .whenComplete(
+                (reply, error) -> {
+                  if (error != null) {
+                    fail(
+                        error instanceof RuntimeException runtime
+                            ? runtime
+                            : new IllegalStateException(error));
+                  } else if (((Number) reply.get(0)).longValue() != 1) {
+                    fail(new RebuildLease.TakenOverException(epoch));
+                  }
+                  outstanding.release();
+                });
+      } catch (RuntimeException e) {
+        fail(e);
+        outstanding.release();
+      }
+    }
+
+    private static byte[][] encoded(List<String> values) {
+      byte[][] encoded = new byte[values.size()][];
+      for (int i = 0; i < encoded.length; i++) {
+        encoded[i] = values.get(i).getBytes(StandardCharsets.UTF_8);
+      }
+      return encoded;
+    }
+
+    private void fail(RuntimeException e) {
+      failure.compareAndSet(null, e);
+    }
+
+    private void rethrow() {
+      RuntimeException failed = failure.get();
+      if (failed != null) {
+        throw failed;
+      }
+    }
+
+    private void acquire(int permits) {
+      try {
+        if (!outstanding.tryAcquire(permits, timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+          throw new QueryTimeoutException("Redis did not run a rebuild's writes within " + timeout);
+        }
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw new IllegalStateException("Interrupted while Redis ran a rebuild's writes", e);
-      } catch (ExecutionException e) {
-        if (e.getCause() instanceof RuntimeException failure) {
-          throw failure;
-        }
-        throw new IllegalStateException(e.getCause());
-      } finally {
-        running = null;
       }
     }
 
     @Override
     public void close() {
       thread.shutdownNow();
+      connection.close();
     }
   }
 
@@ -107,7 +194,7 @@ final class RestoreWriter {
     if (args.length > MAX_OPERATION_ARGS) {
       throw new IllegalArgumentException(name + " of " + args.length + " arguments");
     }
-    operation(name, key, List.of(args));
+    operation(name, key, Arrays.asList(args));
   }
 
   /** HSET (or ZADD) of any number of pairs, in operations of bounded size. */
@@ -156,17 +243,6 @@ final class RestoreWriter {
   /** Runs one call of restore.lua now, after every batch sent before it. */
   void call(String mode, List<String> batchKeys, List<String> args) {
     calls.await();
-    Runnable call = prepare(mode, batchKeys, args);
-    call.run();
-  }
-
-  /** Sends the batch of writes gathered so far, to be run while the next is gathered. */
-  private void send() {
-    calls.send(prepare("WRITE", keys, operations));
-  }
-
-  /** The call, its keys and arguments copied; the batch is emptied. */
-  private Runnable prepare(String mode, List<String> batchKeys, List<String> args) {
     lease.renew();
     List<String> allKeys = new ArrayList<>(batchKeys.size() + 1);
     allKeys.add(partition.marker());
@@ -179,11 +255,24 @@ final class RestoreWriter {
     }
     keys.clear();
     operations.clear();
-    return () -> {
-      List<Object> reply = redis.execute(RESTORE, allKeys, allArgs);
-      if (((Number) reply.get(0)).longValue() != 1) {
-        throw new RebuildLease.TakenOverException(epoch);
-      }
-    };
+    List<Object> reply = redis.execute(RESTORE, allKeys, allArgs);
+    if (((Number) reply.get(0)).longValue() != 1) {
+      throw new RebuildLease.TakenOverException(epoch);
+    }
+  }
+
+  /** Sends the batch of writes gathered so far, to be run while the next is gathered. */
+  private void send() {
+    lease.renew();
+    List<String> allKeys = new ArrayList<>(keys.size() + 1);
+    allKeys.add(partition.marker());
+    allKeys.addAll(keys);
+    List<String> allArgs = new ArrayList<>(operations.size() + 2);
+    allArgs.add(String.valueOf(epoch));
+    allArgs.add("WRITE");
+    allArgs.addAll(operations);
+    keys.clear();
+    operations.clear();
+    calls.send(epoch, allKeys, allArgs);
   }
 }
