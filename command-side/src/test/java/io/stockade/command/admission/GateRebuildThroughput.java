@@ -254,9 +254,10 @@ public final class GateRebuildThroughput {
   private static final int CLOCK_TICKS = 100;
 
   /**
-   * CPU time so far, in clock ticks (user and system), of this JVM's threads by name (digits
-   * dropped: "GC Thread#1" counts as "GC Thread#"), and of the processes {@code pids} names (the
-   * database, Redis), from /proc; empty where /proc cannot be read.
+   * CPU time so far, in clock ticks (user and system; "<name> sys" the system part alone), of this
+   * JVM's threads by name (digits dropped: "GC Thread#1" counts as "GC Thread#"), and of the
+   * processes {@code pids} names (the database, Redis), from /proc; empty where /proc cannot be
+   * read.
    */
   private static Map<String, Long> cpuTicks(Map<String, String> pids) {
     Map<String, Long> ticks = new TreeMap<>();
@@ -266,7 +267,9 @@ public final class GateRebuildThroughput {
             String stat = read(task.resolve("stat"));
             if (stat != null) {
               String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-              ticks.merge(name.replaceAll("[0-9]+", ""), ticksOf(stat), Long::sum);
+              String thread = name.replaceAll("[0-9]+", "");
+              ticks.merge(thread, ticksOf(stat), Long::sum);
+              ticks.merge(thread + " sys", systemTicksOf(stat), Long::sum);
             }
           });
     } catch (IOException e) {
@@ -277,6 +280,7 @@ public final class GateRebuildThroughput {
           String stat = read(Path.of("/proc", pid, "stat"));
           if (stat != null && !name.equals("self")) {
             ticks.put("[" + name + "]", ticksOf(stat));
+            ticks.put("[" + name + "] sys", systemTicksOf(stat));
           }
         });
     return ticks;
@@ -294,6 +298,14 @@ public final class GateRebuildThroughput {
   private static long ticksOf(String stat) {
     String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
     return Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+  }
+
+  /**
+   * stime alone: the kernel's part (page faults, system calls), also counted in {@link #ticksOf}.
+   */
+  private static long systemTicksOf(String stat) {
+    String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+    return Long.parseLong(fields[12]);
   }
 
   /** The units reserved and sold over every SKU's counters are those of the record. */
