@@ -1,5 +1,6 @@
 package io.stockade.query.feed;
 
+import io.stockade.platform.concurrent.DaemonThreads;
 import io.stockade.platform.web.ProblemException;
 import io.stockade.query.QueryProblems;
 import java.io.IOException;
@@ -11,7 +12,6 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.SynchronousQueue;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -60,7 +60,7 @@ class EventStreams implements DisposableBean {
   private boolean failing;
 
   private final ScheduledExecutorService poller =
-      Executors.newSingleThreadScheduledExecutor(daemon("event-streams"));
+      Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("event-streams"));
   private final ThreadPoolExecutor senders;
 
   EventStreams(
@@ -84,17 +84,9 @@ class EventStreams implements DisposableBean {
             30,
             TimeUnit.SECONDS,
             new SynchronousQueue<>(),
-            daemon("event-streams-send"));
+            DaemonThreads.named("event-streams-send"));
     poller.scheduleWithFixedDelay(
         this::poll, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
-  }
-
-  private static ThreadFactory daemon(String name) {
-    return runnable -> {
-      Thread thread = new Thread(runnable, name);
-      thread.setDaemon(true);
-      return thread;
-    };
   }
 
   /**

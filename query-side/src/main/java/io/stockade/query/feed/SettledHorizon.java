@@ -1,5 +1,6 @@
 package io.stockade.query.feed;
 
+import io.stockade.platform.concurrent.DaemonThreads;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Collections;
@@ -109,12 +110,7 @@ class SettledHorizon implements DisposableBean {
     this.transactions = new ActiveTransactions(jdbc);
     this.gapTimeout = gapTimeout.toNanos();
     this.ticker =
-        Executors.newSingleThreadScheduledExecutor(
-            runnable -> {
-              Thread thread = new Thread(runnable, "event-feed-horizon");
-              thread.setDaemon(true);
-              return thread;
-            });
+        Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("event-feed-horizon"));
     ticker.scheduleWithFixedDelay(
         this::tick, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
   }

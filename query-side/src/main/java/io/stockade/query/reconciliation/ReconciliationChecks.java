@@ -1,5 +1,6 @@
 package io.stockade.query.reconciliation;
 
+import io.stockade.platform.concurrent.DaemonThreads;
 import io.stockade.platform.web.ProblemException;
 import io.stockade.query.QueryProblems;
 import java.time.Duration;
@@ -57,12 +58,7 @@ class ReconciliationChecks implements SmartLifecycle, DisposableBean {
   private final Duration fullInterval;
   private final Duration fullMaxAge;
   private final ScheduledExecutorService executor =
-      Executors.newSingleThreadScheduledExecutor(
-          runnable -> {
-            Thread thread = new Thread(runnable, "reconciliation");
-            thread.setDaemon(true);
-            return thread;
-          });
+      Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("reconciliation"));
   private final AtomicLong made = new AtomicLong();
   private volatile Checked latest;
   private volatile Checked latestFull;

@@ -1,5 +1,6 @@
 package io.stockade.query.replay;
 
+import io.stockade.platform.jdbc.MultiRowInsert;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -159,8 +160,7 @@ public final class BulkRows {
       }
       written +=
           jdbc.update(
-              insert
-                  + String.join(", ", Collections.nCopies(chunk.size(), row))
+              MultiRowInsert.sql(insert, row, chunk.size())
                   + (duplicates == Duplicates.SKIP
                       ? " ON DUPLICATE KEY UPDATE " + columns.get(0) + " = " + columns.get(0)
                       : ""),

@@ -1,5 +1,6 @@
 package io.stockade.query.replay;
 
+import io.stockade.platform.concurrent.DaemonThreads;
 import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -187,11 +188,6 @@ class ReplayFollower {
   }
 
   private static ScheduledExecutorService thread(String name) {
-    return Executors.newSingleThreadScheduledExecutor(
-        runnable -> {
-          Thread thread = new Thread(runnable, name);
-          thread.setDaemon(true);
-          return thread;
-        });
+    return Executors.newSingleThreadScheduledExecutor(DaemonThreads.named(name));
   }
 }

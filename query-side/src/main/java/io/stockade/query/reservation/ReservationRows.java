@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import io.stockade.api.reservation.ReservationLine;
 import io.stockade.api.reservation.ReservationView;
 import io.stockade.api.reservation.StockReleased;
+import io.stockade.platform.jdbc.MultiRowInsert;
 import io.stockade.query.replay.BulkRows;
 import io.stockade.query.replay.BulkValues;
 import java.sql.ResultSet;
@@ -589,8 +590,7 @@ class ReservationRows {
       List<Object[]> chunk =
           creations.subList(from, Math.min(creations.size(), from + MAX_ROWS_PER_INSERT));
       jdbc.update(
-          INSERT
-              + String.join(", ", Collections.nCopies(chunk.size(), INSERT_ROW))
+          MultiRowInsert.sql(INSERT, INSERT_ROW, chunk.size())
               + " ON DUPLICATE KEY UPDATE reservation_id = reservation_id",
           BulkValues.of(chunk.stream().flatMap(Arrays::stream).toList()));
     }

@@ -1,6 +1,7 @@
 package io.stockade.query.stock;
 
 import io.stockade.api.stock.StockLevel;
+import io.stockade.platform.jdbc.MultiRowInsert;
 import io.stockade.query.replay.BulkRows;
 import io.stockade.query.replay.BulkValues;
 import java.sql.ResultSet;
@@ -274,8 +275,7 @@ class StockLevels {
       arguments.addAll(Arrays.asList(ledgerRow(applied.change(), globalIndexes)));
     }
     jdbc.update(
-        LEDGER_INSERT + String.join(", ", Collections.nCopies(chunk.size(), LEDGER_ROW)),
-        BulkValues.of(arguments));
+        MultiRowInsert.sql(LEDGER_INSERT, LEDGER_ROW, chunk.size()), BulkValues.of(arguments));
   }
 
   /** A ledger entry's values, in the order of {@link #LEDGER_COLUMNS}. */

@@ -1,6 +1,7 @@
 package io.stockade.query.stock;
 
 import io.stockade.api.stock.StockLevel;
+import io.stockade.platform.concurrent.DaemonThreads;
 import io.stockade.query.replay.Replays;
 import java.io.IOException;
 import java.time.Duration;
@@ -46,12 +47,7 @@ class StockStreams implements DisposableBean {
   private final Map<String, Set<Subscriber>> subscribers = new ConcurrentHashMap<>();
 
   private final ScheduledExecutorService poller =
-      Executors.newSingleThreadScheduledExecutor(
-          runnable -> {
-            Thread thread = new Thread(runnable, "stock-streams");
-            thread.setDaemon(true);
-            return thread;
-          });
+      Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("stock-streams"));
 
   StockStreams(
       StockLevels stockLevels,
