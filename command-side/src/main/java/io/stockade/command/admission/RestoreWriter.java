@@ -36,10 +36,11 @@ import org.springframework.data.redis.core.script.RedisScript;
 final class RestoreWriter {
 
   /**
-   * A rebuild's batches of restore.lua writes, sent in order on one connection of the rebuild's own
-   * Redis, up to {@link #IN_FLIGHT} at a time: Redis runs one after the other without waiting for
-   * the rebuild to build or send the next. The arguments are encoded on a thread of the calls' own.
-   * A batch that fails (or finds the rebuild taken over) fails the next send or {@link #await}.
+   * A rebuild's batches of restore.lua writes, sent in order on one Lettuce connection (the
+   * factory's shared one, unless it hands each caller its own), up to {@link #IN_FLIGHT} at a time:
+   * Redis runs one after the other, in the order sent, without waiting for the rebuild to build or
+   * send the next. The arguments are encoded on a thread of the calls' own. A batch that fails (or
+   * finds the rebuild taken over) fails the next send or {@link #await}.
    */
   static final class Calls implements AutoCloseable {
 
