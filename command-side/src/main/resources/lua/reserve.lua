@@ -26,11 +26,21 @@
 --                  command side moves the entries to the database (table gate_decision) and
 --                  trims what it moved. Entry: one field d, "<sequence> <epoch> <outcome>
 --                  <userId> <reservationId>" then "<skuId> <quantity> <availableAfter>" per
---                  merged line; outcome A (admitted), I (insufficient stock), L (limit exceeded)
--- KEYS[3+2i]       counters of the SKU of line i (hash)            stockade:{<t>}:sku:<skuId>
+--                  merged line; outcome A (admitted), I (insufficient stock), L (limit exceeded),
+--                  G (refusals dropped, below)
+-- KEYS[5]          refusals dropped while the stream is full (hash) stockade:{<t>}:gate:dropped
+--                  an admitted decision is always appended; a refusal is appended only while the
+--                  stream holds fewer than ARGV[7] entries, else it is counted here (field
+--                  count, and "<skuId> <userId>" per merged line) with no sequence number. The
+--                  first decision appended once the stream has room again first closes the gap:
+--                  one entry "<sequence> <epoch> G <userId> - <skuId> <refusals> -" per field,
+--                  each with a sequence number of its own, at the place in the order where the
+--                  refusals were dropped (close_gap below; gap.lua closes it when no decision
+--                  comes)
+-- KEYS[4+2i]       counters of the SKU of line i (hash)            stockade:{<t>}:sku:<skuId>
 --                  fields available, reserved, sold, limit (-1 = no per-user limit); for a SKU
 --                  split into buckets, the counters of the user's bucket, in this partition
--- KEYS[4+2i]       units each user holds of that SKU (hash)
+-- KEYS[5+2i]       units each user holds of that SKU (hash)
 --                  stockade:{<t>}:sku:<skuId>:holders
 --                  for i = 1..n, in the caller's line order
 -- ARGV[1]          userId
@@ -43,8 +53,9 @@
 --                  (given by its first part); an intent of another sequence is REUSED
 -- ARGV[6]          the partition's index p: a new sequence number is counter * 1024 + p, unique
 --                  across partitions
--- ARGV[7]          how many entries the decision stream keeps at most (MAXLEN ~): the backlog
---                  the database may fall behind by before the oldest unmoved decisions are lost
+-- ARGV[7]          how many entries the decision stream may hold before refusals are dropped
+--                  (counted in KEYS[5]): the backlog the database may fall behind by. Nothing is
+--                  ever trimmed: admitted decisions are appended whatever the stream's length
 -- ARGV[8]          1: an INSUFFICIENT refusal is a decision (recorded); 0: it is tentative, not
 --                  recorded, because the caller will gather units from the SKU's other buckets
 --                  and try again (it then records the decision it ends with)
@@ -68,8 +79,10 @@
 --   {3}                                           REUSED: the id is known with other content, or
 --                                                 (with a given sequence) of another admission
 --   {4, lineIndex, sequence}                      INSUFFICIENT: not enough available stock
---                                                 (sequence 0: tentative, not recorded)
+--                                                 (sequence 0: tentative, not recorded; -1:
+--                                                 dropped, counted in KEYS[5])
 --   {5, lineIndex, limit, alreadyHeld, sequence}  LIMIT_EXCEEDED: the user's allowance is too small
+--                                                 (sequence -1: dropped, counted in KEYS[5])
 --   {6, lineIndex}                                UNKNOWN_SKU: no counters for that SKU
 --   {7, bucket, retryAfterMillis}                 RATE_LIMITED: token bucket number bucket (1-based,
 --                                                 the first short one) holds less than one token;
@@ -242,8 +255,8 @@ if #ARGV < 10 or line_count ~= math.floor(line_count) then
     'expected userId, fingerprint, now, hold, sequence, partition, backlog, final and (skuId,'
       .. ' quantity) pairs')
 end
-if #KEYS ~= 4 + 2 * line_count then
-  return argument_error('expected 4 + 2 keys per line')
+if #KEYS ~= 5 + 2 * line_count then
+  return argument_error('expected 5 + 2 keys per line')
 end
 local reservation = string.match(KEYS[1], ':reservation:(.+)$')
 if reservation == nil then
@@ -296,7 +309,7 @@ for i = 1, line_count do
   end
   local line = by_sku[sku]
   if line == nil then
-    line = { sku = sku, quantity = 0, counters = KEYS[3 + 2 * i], holders = KEYS[4 + 2 * i] }
+    line = { sku = sku, quantity = 0, counters = KEYS[4 + 2 * i], holders = KEYS[5 + 2 * i] }
     by_sku[sku] = line
     merged[#merged + 1] = line
   end
@@ -315,6 +328,9 @@ if not has_type(KEYS[3], 'zset') then
 end
 if not has_type(KEYS[4], 'stream') then
   return redis.error_reply('ERR_TYPE ' .. KEYS[4])
+end
+if not has_type(KEYS[5], 'hash') then
+  return redis.error_reply('ERR_TYPE ' .. KEYS[5])
 end
 for _, line in ipairs(merged) do
   if not has_type(line.counters, 'hash') then
@@ -361,9 +377,42 @@ end
 -- Every check has passed: whatever the reply, the request takes its tokens.
 take_tokens()
 
+-- Closes the partition's gap of dropped refusals, if one is open: one entry per SKU and user, each
+-- with a sequence number of its own, appended where the refusals were dropped; the same code in
+-- reserve.lua and gap.lua. stream, gap and counter are the partition's decision stream, gap and
+-- sequence counter; epoch the gate epoch and partition its index. Answers how many entries it
+-- appended.
+local function close_gap(stream, gap, counter, epoch, partition)
+  local fields = redis.call('HGETALL', gap)
+  local appended = 0
+  for i = 1, #fields, 2 do
+    local sku, dropped_user = string.match(fields[i], '^(%S+) (%S+)$')
+    if sku then
+      local sequence = redis.call('INCR', counter) * 1024 + partition
+      redis.call('XADD', stream, '*', 'd',
+        table.concat({ sequence, epoch, 'G', dropped_user, '-', sku, fields[i + 1], '-' }, ' '))
+      appended = appended + 1
+    end
+  end
+  redis.call('DEL', gap)
+  return appended
+end
+
 -- The decision's sequence number and its entry in the decision stream, with each line's available
--- units after it.
+-- units after it. A refusal while the stream holds the whole backlog is dropped instead, counted
+-- in the gap (sequence -1); an admitted decision is never dropped.
 local function decide(outcome, taken)
+  local room = redis.call('XLEN', KEYS[4]) < backlog
+  if outcome ~= 'A' and not room then
+    redis.call('HINCRBY', KEYS[5], 'count', 1)
+    for _, line in ipairs(merged) do
+      redis.call('HINCRBY', KEYS[5], line.sku .. ' ' .. user, 1)
+    end
+    return -1
+  end
+  if room and redis.call('EXISTS', KEYS[5]) == 1 then
+    close_gap(KEYS[4], KEYS[5], KEYS[2], gate_epoch, partition)
+  end
   local sequence = given
   if sequence == 0 then
     sequence = redis.call('INCR', KEYS[2]) * 1024 + partition
@@ -374,7 +423,7 @@ local function decide(outcome, taken)
     entry[#entry + 1] = line.quantity
     entry[#entry + 1] = taken and line.available - line.quantity or line.available
   end
-  redis.call('XADD', KEYS[4], 'MAXLEN', '~', backlog, '*', 'd', table.concat(entry, ' '))
+  redis.call('XADD', KEYS[4], '*', 'd', table.concat(entry, ' '))
   return sequence
 end
 

@@ -14,7 +14,9 @@
 -- ARGV[2]      the admission's gate epoch       } intent written before intents kept their epoch
 --                                                 is compared by its sequence alone
 -- ARGV[3]      the intent's lines as the caller read them ("sku qty sku qty ..."); they must match
--- ARGV[4]      how many entries the decision stream keeps at most (MAXLEN ~), as reserve.lua's
+--
+-- The withdrawal's entry is appended whatever the stream's length, as an admission's is: it is
+-- never dropped or trimmed (reserve.lua drops refusals only).
 --
 -- The caller is one of the reservation's recorders (the request the gate admitted, or a retry the
 -- gate answered DUPLICATE with recording = 1). It leaves; the units come back only when no other
@@ -51,23 +53,6 @@ if admission_epoch == nil or not string.match(admission_epoch, '^%-?%d+$') then
 end
 if ARGV[3] == nil then
   return redis.error_reply('ERR_ARGUMENT lines')
-end
-local MAX = 9007199254740991
-
-local function integer(value, min, max)
-  if value == nil or not string.match(value, '^%-?%d+$') then
-    return nil
-  end
-  local number = tonumber(value)
-  if number == nil or number < min or number > (max or MAX) then
-    return nil
-  end
-  return number
-end
-
-local backlog = integer(ARGV[4], 1)
-if backlog == nil then
-  return redis.error_reply('ERR_ARGUMENT backlog')
 end
 local reservation = string.match(KEYS[1], ':reservation:(.+)$')
 if reservation == nil then
@@ -140,7 +125,7 @@ for i, line in ipairs(lines) do
     redis.call('HDEL', holders, user)
   end
 end
-redis.call('XADD', KEYS[3], 'MAXLEN', '~', backlog, '*', 'd', table.concat(entry, ' '))
+redis.call('XADD', KEYS[3], '*', 'd', table.concat(entry, ' '))
 redis.call('DEL', KEYS[1])
 redis.call('ZREM', KEYS[2], KEYS[1])
 return { 1 }

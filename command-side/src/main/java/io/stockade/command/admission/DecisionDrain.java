@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -28,6 +29,7 @@ import org.springframework.data.redis.connection.Limit;
 import org.springframework.data.redis.connection.stream.MapRecord;
 import org.springframework.data.redis.connection.stream.RecordId;
 import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Component;
@@ -62,11 +64,18 @@ class DecisionDrain {
   private static final String INSERT_ROW = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
   private static final String INSERT_TAIL = " on duplicate key update epoch = epoch";
 
+  private static final RedisScript<List<Object>> GAP = GateScripts.load("gap");
+
   private final StringRedisTemplate redis;
   private final GateLayout layout;
   private final JdbcTemplate jdbc;
   private final TransactionTemplate transactions;
+
+  /** A restore's transactions: one partition's may write many rows, so no 30 s bound. */
+  private final TransactionTemplate restoring;
+
   private final DecisionLogProperties properties;
+  private final long backlog;
   private final Clock clock;
 
   DecisionDrain(
@@ -75,6 +84,7 @@ class DecisionDrain {
       JdbcTemplate jdbc,
       PlatformTransactionManager transactions,
       DecisionLogProperties properties,
+      GateProperties gate,
       Clock clock,
       MeterRegistry meters) {
     this.redis = redis;
@@ -82,18 +92,32 @@ class DecisionDrain {
     this.jdbc = jdbc;
     this.transactions = new TransactionTemplate(transactions);
     this.transactions.setTimeout(30);
+    this.restoring = new TransactionTemplate(transactions);
     this.properties = properties;
+    this.backlog = gate.decisionBacklog();
     this.clock = clock;
     this.moved =
         Counter.builder("stockade.decisions.moved")
             .description("Gate decisions moved from Redis to the database by this instance")
             .register(meters);
+    this.dropped =
+        Counter.builder("stockade.decisions.dropped")
+            .description(
+                "Refusals not logged one by one because a decision stream held its whole backlog,"
+                    + " as moved to the database by this instance (each gap entry's count)")
+            .register(meters);
     Gauge.builder("stockade.decisions.backlog", this, DecisionDrain::backlog)
         .description("Gate decisions waiting in Redis to be moved to the database, all partitions")
+        .register(meters);
+    Gauge.builder("stockade.decisions.dropping", this, DecisionDrain::dropping)
+        .description(
+            "Refusals dropped in the gaps still open in Redis (decision streams that held their"
+                + " whole backlog), all partitions")
         .register(meters);
   }
 
   private final Counter moved;
+  private final Counter dropped;
 
   /** Entries waiting in every partition's stream; NaN while Redis does not answer. */
   double backlog() {
@@ -104,6 +128,22 @@ class DecisionDrain {
         waiting += length == null ? 0 : length;
       }
       return waiting;
+    } catch (DataAccessException e) {
+      return Double.NaN;
+    }
+  }
+
+  /**
+   * Refusals counted in the gaps still open, every partition's; NaN while Redis does not answer.
+   */
+  double dropping() {
+    try {
+      long count = 0;
+      for (Partition partition : layout.partitions()) {
+        Object open = redis.opsForHash().get(partition.dropped(), "count");
+        count += open == null ? 0 : Long.parseLong(String.valueOf(open));
+      }
+      return count;
     } catch (DataAccessException e) {
       return Double.NaN;
     }
@@ -127,6 +167,28 @@ class DecisionDrain {
    * @return how many entries it moved
    */
   int drain(Partition partition) {
+    int total = drainStream(partition);
+    // A gap of refusals dropped while the stream was full, closed once the stream has room (when no
+    // decision has come to close it), and its entries moved at once.
+    if (Boolean.TRUE.equals(redis.hasKey(partition.dropped()))) {
+      List<Object> reply =
+          redis.execute(
+              GAP,
+              List.of(
+                  partition.marker(),
+                  partition.sequence(),
+                  partition.decisions(),
+                  partition.dropped()),
+              String.valueOf(partition.index()),
+              String.valueOf(backlog));
+      if (reply != null && !reply.isEmpty() && ((Number) reply.get(0)).intValue() == 1) {
+        total += drainStream(partition);
+      }
+    }
+    return total;
+  }
+
+  private int drainStream(Partition partition) {
     int total = 0;
     int batch;
     do {
@@ -173,9 +235,14 @@ class DecisionDrain {
     }
     insert(rows);
     long highest = 0;
+    long gaps = 0;
     for (Object[] row : rows) {
       highest = Math.max(highest, (Long) row[5]);
+      if (DROPPED.equals(row[9])) {
+        gaps += (Integer) row[8];
+      }
     }
+    long droppedInBatch = gaps;
     RecordId last = entries.get(entries.size() - 1).getId();
     jdbc.update(
         "update gate_decision_drain set last_entry = ?, drained = drained + ?,"
@@ -192,14 +259,19 @@ class DecisionDrain {
           @Override
           public void afterCommit() {
             redis.opsForStream().delete(partition.decisions(), ids);
+            dropped.increment(droppedInBatch);
           }
         });
     return entries.size();
   }
 
+  /** The outcome of a gap's row: its quantity is the number of the user's refusals dropped. */
+  static final String DROPPED = "REFUSALS_DROPPED";
+
   /**
    * The rows of one entry: {@code d = "<sequence> <epoch> <outcome> <userId> <reservationId>"} then
-   * {@code "<skuId> <quantity> <availableAfter>"} per line (reserve.lua).
+   * {@code "<skuId> <quantity> <availableAfter>"} per line (reserve.lua); a gap's entry has {@code
+   * -} for its reservation and available units, and the refusals dropped as its quantity.
    */
   static void rows(
       Partition partition, MapRecord<String, Object, Object> entry, List<Object[]> rows) {
@@ -211,6 +283,7 @@ class DecisionDrain {
           case "I" -> "INSUFFICIENT_STOCK";
           case "L" -> "PURCHASE_LIMIT_EXCEEDED";
           case "W" -> "WITHDRAWN";
+          case "G" -> DROPPED;
           default -> throw new IllegalStateException("Decision entry " + id + ": " + fields[2]);
         };
     for (int line = 5; line + 2 < fields.length; line += 3) {
@@ -222,11 +295,11 @@ class DecisionDrain {
             partition.index(),
             Long.parseLong(fields[1]),
             Long.parseLong(fields[0]),
-            fields[4],
+            "-".equals(fields[4]) ? "" : fields[4],
             fields[3],
             Integer.parseInt(fields[line + 1]),
             outcome,
-            Long.parseLong(fields[line + 2])
+            "-".equals(fields[line + 2]) ? null : Long.parseLong(fields[line + 2])
           });
     }
   }
@@ -253,13 +326,17 @@ class DecisionDrain {
 
   private static final int RETENTION_BATCH = 10_000;
 
-  /** An admitted decision as its StockReserved tells it, for one line. */
+  /**
+   * An admitted decision as its StockReserved tells it, for one line; {@code epoch} the gate epoch
+   * it was admitted in.
+   */
   record Admitted(
       Partition partition,
       String reservationId,
       String userId,
       ReservationLine line,
       long sequence,
+      long epoch,
       Instant admittedAt) {}
 
   /** A restore of the log a rebuild of gate epoch {@code epoch} owes, by partition tag. */
@@ -267,8 +344,12 @@ class DecisionDrain {
 
   /**
    * Records that the rebuild of gate epoch {@code epoch} owes the log the admitted decisions of the
-   * partitions {@code tags}, whose streams Redis lost, due {@code within} from now. Called before
+   * partitions {@code tags} that Redis may have lost, due {@code within} from now. Called before
    * the gate opens, so that the restore is done even if this instance stops first.
+   *
+   * <p>Every partition of a rebuilt gate is owed one: a Redis that came back from a snapshot or a
+   * lagging replica keeps its decision streams without their newest entries, and nothing in Redis
+   * tells which entries it never had.
    *
    * <p>Each partition's is owed since its last moved entry, less a minute for the clocks'
    * differences (an admission's time is its instance's clock, an entry's its Redis's); since 0 for
@@ -359,32 +440,58 @@ class DecisionDrain {
 
   /**
    * Writes the admitted decisions the log lacks among {@code admitted}: of the partitions {@code
-   * restore} names, admitted since the time it gives them, and not in the log. Their {@code
-   * available_after} is unknown (NULL), they sort by their admission's time, and their epoch is the
-   * rebuild's negated. Writing the same restore twice writes each row once (the primary key).
+   * restore} names, admitted since the time it gives them and before its epoch (what the gate
+   * admits once rebuilt reaches the log through the streams), neither in the log nor still in the
+   * partition's stream (the drain moves those). Their {@code available_after} is unknown (NULL),
+   * they sort by their admission's time, and their epoch is the rebuild's negated. One transaction
+   * per partition, holding the partition's drain lock: a drain that read entries before Redis lost
+   * them and commits late commits before this looks, and none moves the stream while it does.
+   * Writing the same restore twice writes each decision once.
    *
    * @return how many rows it wrote
    */
   int restoreAdmitted(Restore restore, List<Admitted> admitted) {
     long epoch = restore.epoch();
     Map<String, Long> since = restore.since();
+    Map<Partition, List<Admitted>> candidates = new TreeMap<>(BY_INDEX);
+    for (Admitted a : admitted) {
+      Long from = since.get(a.partition().tag());
+      if (from != null && a.admittedAt().toEpochMilli() >= from && a.epoch() < epoch) {
+        candidates.computeIfAbsent(a.partition(), partition -> new ArrayList<>()).add(a);
+      }
+    }
+    int written = 0;
+    for (Map.Entry<Partition, List<Admitted>> partition : candidates.entrySet()) {
+      Integer rows =
+          restoring.execute(
+              status -> restorePartition(epoch, partition.getKey(), partition.getValue()));
+      written += rows == null ? 0 : rows;
+    }
+    return written;
+  }
+
+  private static final Comparator<Partition> BY_INDEX = Comparator.comparingInt(Partition::index);
+
+  private int restorePartition(long epoch, Partition partition, List<Admitted> admitted) {
+    jdbc.update(
+        "insert ignore into gate_decision_drain (partition_tag, drained, changed_at)"
+            + " values (?, 0, utc_timestamp(6))",
+        partition.tag());
+    jdbc.queryForList(
+        "select partition_tag from gate_decision_drain where partition_tag = ? for update",
+        String.class,
+        partition.tag());
+    // Read after the lock: a drain deletes entries from the stream only once their rows committed,
+    // so each decision is in the stream now or in the log below.
+    Set<String> logged = admittedInStream(partition, epoch);
     // In time order: a chunk of them then spans a short time, which bounds what its look-up reads.
     List<Admitted> candidates =
         admitted.stream()
-            .filter(
-                a -> {
-                  Long from = since.get(a.partition().tag());
-                  return from != null && a.admittedAt().toEpochMilli() >= from;
-                })
             .sorted(
                 Comparator.comparing(Admitted::admittedAt).thenComparingLong(Admitted::sequence))
             .toList();
-    if (candidates.isEmpty()) {
-      return 0;
-    }
     // Which of them the log has, looked up by user (its index) a chunk at a time, within the
     // chunk's times give or take the clocks' differences: a user's other decisions are not read.
-    Set<String> logged = new HashSet<>();
     for (int start = 0; start < candidates.size(); start += RESTORE_CHUNK) {
       List<Admitted> chunk =
           candidates.subList(start, Math.min(candidates.size(), start + RESTORE_CHUNK));
@@ -430,6 +537,51 @@ class DecisionDrain {
   }
 
   /**
+   * The admitted decisions of epochs before {@code epoch} still in the partition's stream, as
+   * {@code "<reservationId> <skuId>"}: the drain moves them.
+   */
+  private Set<String> admittedInStream(Partition partition, long epoch) {
+    Set<String> waiting = new HashSet<>();
+    forEachEntry(
+        redis,
+        partition,
+        fields -> {
+          if ("A".equals(fields[2]) && Long.parseLong(fields[1]) < epoch) {
+            for (int line = 5; line + 2 < fields.length; line += 3) {
+              waiting.add(fields[4] + " " + fields[line]);
+            }
+          }
+        });
+    return waiting;
+  }
+
+  /** Every entry of the partition's stream, oldest first, split into its fields. */
+  private static void forEachEntry(
+      StringRedisTemplate redis, Partition partition, Consumer<String[]> action) {
+    Range<String> range = Range.unbounded();
+    while (true) {
+      List<MapRecord<String, Object, Object>> entries =
+          redis
+              .opsForStream()
+              .range(partition.decisions(), range, Limit.limit().count(STREAM_CHUNK));
+      if (entries == null || entries.isEmpty()) {
+        return;
+      }
+      for (MapRecord<String, Object, Object> entry : entries) {
+        action.accept(String.valueOf(entry.getValue().get("d")).split(" "));
+      }
+      if (entries.size() < STREAM_CHUNK) {
+        return;
+      }
+      range =
+          Range.rightUnbounded(
+              Range.Bound.exclusive(entries.get(entries.size() - 1).getId().getValue()));
+    }
+  }
+
+  private static final int STREAM_CHUNK = 10_000;
+
+  /**
    * Writes rows of the log in multi-row inserts: a JDBC batch of single-row ones took 3 to 4 times
    * as long (5,000 rows: 170 to 330 ms against 40 to 100 ms, MariaDB Connector/J 3.5 on this
    * machine's MariaDB), and a rebuild's restore of 200,000 decisions by one batch about 40 s.
@@ -461,16 +613,16 @@ class DecisionDrain {
     return properties.drainBatch();
   }
 
-  /** The sequence number of the partition's last decision still in its stream, or 0. */
-  static long lastSequence(StringRedisTemplate redis, Partition partition) {
-    List<MapRecord<String, Object, Object>> last =
-        redis
-            .opsForStream()
-            .reverseRange(partition.decisions(), Range.unbounded(), Limit.limit().count(1));
-    if (last == null || last.isEmpty()) {
-      return 0;
-    }
-    return Long.parseLong(String.valueOf(last.get(0).getValue().get("d")).split(" ", 2)[0]);
+  /**
+   * The highest sequence number of the decisions still in the partition's stream, or 0: not the
+   * last entry's, which may be a withdrawal or a later part of an order of several partitions, both
+   * with an older admission's number.
+   */
+  static long highestInStream(StringRedisTemplate redis, Partition partition) {
+    long[] highest = {0};
+    forEachEntry(
+        redis, partition, fields -> highest[0] = Math.max(highest[0], Long.parseLong(fields[0])));
+    return highest[0];
   }
 
   /** For the rebuild: the highest sequence number moved to the decision log, of any partition. */

@@ -237,6 +237,15 @@ final class GateLayout {
     }
 
     /**
+     * Hash of the refusals dropped while the decision stream held its whole backlog (field {@code
+     * count}, and {@code "<skuId> <userId>"} with each one's refusals), until the gap is closed by
+     * entries in the stream: see reserve.lua and gap.lua. A rebuild keeps it.
+     */
+    String dropped() {
+      return prefix() + "gate:dropped";
+    }
+
+    /**
      * Sorted set of the moves of units out of this partition's buckets not yet known to have
      * arrived, scored by this partition's server clock (ms): {@code "<moveId> <skuId>
      * <targetPartition> <units>"}.

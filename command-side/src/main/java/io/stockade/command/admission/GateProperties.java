@@ -24,10 +24,11 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *     script call (for example {@code ^([^.]+)\.} places {@code shop1.tee} and {@code shop1.mug}
  *     together). Unset, or when an id does not match, the whole id places the SKU. Every instance
  *     must use the same pattern; a change rebuilds the gate.
- * @param decisionBacklog how many decisions each partition's decision stream holds at most while
- *     they wait to be moved to the database: if the database stays unreachable for longer than that
- *     many decisions take, the oldest ones not yet moved are trimmed away (about 100 bytes of Redis
- *     memory each)
+ * @param decisionBacklog how many decisions each partition's decision stream may hold while they
+ *     wait to be moved to the database (about 100 bytes of Redis memory each): once it holds that
+ *     many, refusals are no longer logged one by one but counted per SKU and user, and the log
+ *     shows the gap as one entry per SKU and user where they were dropped. Admitted decisions and
+ *     withdrawals are always logged, whatever the stream holds; nothing is trimmed
  */
 @ConfigurationProperties("stockade.gate")
 record GateProperties(

@@ -141,6 +141,8 @@ class GateRebuild {
       writer.call("BEGIN", List.of(), List.of());
       writers.add(writer);
     }
+    // Read before the clearing: every partition is closed now, so no script takes another number.
+    long given = highestGiven(redis);
 
     // The old keys are cleared while the event store is read: the one keeps Redis busy, the other
     // the database, and the writes wait for both.
@@ -192,24 +194,22 @@ class GateRebuild {
     // Every partition's sequence goes on above every sequence in the record, in the decision log
     // and in the decision streams; and above the batch of decisions a drain may still be moving
     // from a stream Redis lost.
-    String counter = String.valueOf(highestSequence(redis, image) / GateLayout.STRIDE + 1);
+    String counter = String.valueOf(highestSequence(redis, image, given) / GateLayout.STRIDE + 1);
     for (RestoreWriter writer : writers) {
       writer.add("SET", writer.partition().sequence(), counter);
     }
     // Owed before the gate opens: once it is open the drain moves the new streams' entries, and if
-    // this instance stops before it has restored them, another one takes the restore up.
+    // this instance stops before it has restored them, another one takes the restore up. Owed for
+    // every partition: a stream that survived may have come back older (a snapshot, a lagging
+    // replica), without its newest entries, and nothing says which.
     DecisionDrain drain = decisions.getIfAvailable();
-    Set<String> lostStreams = new HashSet<>();
-    for (Partition partition : layout.partitions()) {
-      if (!cleared.streams().contains(partition.decisions())) {
-        lostStreams.add(partition.tag());
-      }
-    }
     Runnable afterOpen = () -> {};
-    if (drain != null && !lostStreams.isEmpty()) {
-      DecisionDrain.Restore restore = drain.restoreOwed(epoch, lostStreams, RESTORE_DUE);
-      List<DecisionDrain.Admitted> lost = admitted(image, placements, lostStreams);
-      afterOpen = () -> restore(drain, restore, lost);
+    if (drain != null) {
+      Set<String> every = new HashSet<>();
+      layout.partitions().forEach(partition -> every.add(partition.tag()));
+      DecisionDrain.Restore restore = drain.restoreOwed(epoch, every, RESTORE_DUE);
+      List<DecisionDrain.Admitted> owed = admitted(image, placements, every);
+      afterOpen = () -> restore(drain, restore, owed);
     }
     for (RestoreWriter writer : writers) {
       writer.open(runId, layout);
@@ -228,27 +228,25 @@ class GateRebuild {
     return afterOpen;
   }
 
-  /** What clearing the old keys found: how many it cleared, and the decision streams still held. */
-  private record Cleared(int stale, Set<String> streams) {}
+  /** What clearing the old keys found: how many it cleared. */
+  private record Cleared(int stale) {}
 
   /**
-   * Clears every key of the gate but the partitions' markers and decision streams (and the rate
-   * limits' under the same prefix). A key in a partition's slot is cleared by that partition's
+   * Clears every key of the gate but the partitions' markers, decision streams and gaps (and the
+   * rate limits' under the same prefix). A key in a partition's slot is cleared by that partition's
    * script, so that a rebuild taken over cannot clear what the later one wrote. Keys in no
    * partition's slot (an earlier layout's) are no later rebuild's to write.
    */
   private Cleared clear(StringRedisTemplate redis, List<RestoreWriter> writers) {
     int stale = 0;
-    Set<String> streams = new HashSet<>();
     for (String key : GateServers.keys(redis, GateLayout.PATTERN)) {
       Partition partition = layout.partitionOfSlot(SlotHash.getSlot(key));
-      if (partition != null && partition.decisions().equals(key)) {
-        streams.add(key);
-      }
-      // The decision streams are the decisions' only copy until they are moved to the database.
+      // The decision streams and gaps are the decisions' only copy until they are moved.
       if (key.startsWith(GateLayout.NOT_GATE_PREFIX)
           || (partition != null
-              && (partition.marker().equals(key) || partition.decisions().equals(key)))) {
+              && (partition.marker().equals(key)
+                  || partition.decisions().equals(key)
+                  || partition.dropped().equals(key)))) {
         continue;
       }
       if (partition == null) {
@@ -259,7 +257,7 @@ class GateRebuild {
       stale++;
     }
     writers.forEach(RestoreWriter::flush);
-    return new Cleared(stale, streams);
+    return new Cleared(stale);
   }
 
   /** The clearing's outcome, once it has ended; its failure thrown as it was. */
@@ -370,6 +368,7 @@ class GateRebuild {
                   intent.userId,
                   line,
                   intent.sequence,
+                  intent.epoch,
                   intent.admittedAt));
         }
       }
@@ -400,14 +399,36 @@ class GateRebuild {
     }
   }
 
-  private long highestSequence(StringRedisTemplate redis, GateImage image) {
+  /**
+   * The highest sequence number the partitions' counters say they gave, as Redis holds them now
+   * (older than they were, if it came back older); 0 for none.
+   */
+  private long highestGiven(StringRedisTemplate redis) {
+    long highest = 0;
+    for (Partition partition : layout.partitions()) {
+      String counter = redis.opsForValue().get(partition.sequence());
+      if (counter != null) {
+        highest =
+            Math.max(highest, Long.parseLong(counter) * GateLayout.STRIDE + partition.index());
+      }
+    }
+    return highest;
+  }
+
+  /**
+   * The highest sequence number any partition ever gave, as far as anything tells: the record, the
+   * counters ({@code given}), every entry of the decision streams and the decision log; above it,
+   * the batch of decisions a drain may still be moving from a stream Redis lost.
+   */
+  private long highestSequence(StringRedisTemplate redis, GateImage image, long given) {
+    long highest = Math.max(image.sequence, given);
     DecisionDrain drain = decisions.getIfAvailable();
     if (drain == null) {
-      return image.sequence;
+      return highest;
     }
-    long highest = Math.max(image.sequence, drain.highestSequence());
+    highest = Math.max(highest, drain.highestSequence());
     for (Partition partition : layout.partitions()) {
-      highest = Math.max(highest, DecisionDrain.lastSequence(redis, partition));
+      highest = Math.max(highest, DecisionDrain.highestInStream(redis, partition));
     }
     return highest + (long) drain.batch() * GateLayout.STRIDE;
   }

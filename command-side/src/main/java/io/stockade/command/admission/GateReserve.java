@@ -212,6 +212,7 @@ final class GateReserve {
     keys.add(partition.sequence());
     keys.add(partition.pending());
     keys.add(partition.decisions());
+    keys.add(partition.dropped());
     args.add(admission.userId());
     args.add(admission.fingerprint());
     args.add(admission.now().toEpochMilli());

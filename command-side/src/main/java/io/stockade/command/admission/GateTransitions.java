@@ -44,17 +44,11 @@ final class GateTransitions {
   private final GateScripts scripts;
   private final BucketPlacements placements;
   private final String retentionMillis;
-  private final long decisionBacklog;
 
-  GateTransitions(
-      GateScripts scripts,
-      BucketPlacements placements,
-      Duration intentRetention,
-      long decisionBacklog) {
+  GateTransitions(GateScripts scripts, BucketPlacements placements, Duration intentRetention) {
     this.scripts = scripts;
     this.placements = placements;
     this.retentionMillis = String.valueOf(intentRetention.toMillis());
-    this.decisionBacklog = decisionBacklog;
   }
 
   Transition confirm(
@@ -244,8 +238,7 @@ final class GateTransitions {
             reservationId,
             WITHDRAW,
             List.of(partition.pending(), partition.decisions()),
-            lines ->
-                new Object[] {admission.sequence(), admission.gateEpoch(), lines, decisionBacklog});
+            lines -> new Object[] {admission.sequence(), admission.gateEpoch(), lines});
     switch (code) {
       case 1:
         return Withdrawal.WITHDRAWN;

@@ -37,9 +37,7 @@ class RedisAdmissionGate implements AdmissionGate {
     this.scripts = new GateScripts(sessions);
     BucketPlacements placements = new BucketPlacements(scripts, layout);
     this.moves = new BucketMoves(scripts, layout, placements);
-    this.transitions =
-        new GateTransitions(
-            scripts, placements, properties.intentRetention(), properties.decisionBacklog());
+    this.transitions = new GateTransitions(scripts, placements, properties.intentRetention());
     this.reserve =
         new GateReserve(
             scripts, layout, placements, moves, transitions, properties.decisionBacklog());

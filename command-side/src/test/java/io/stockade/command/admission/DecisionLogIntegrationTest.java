@@ -3,6 +3,8 @@ package io.stockade.command.admission;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.stockade.command.CommandSideApplication;
 import io.stockade.localinfra.EmbeddedRedis;
 import io.stockade.platform.testing.ApiClient;
@@ -10,6 +12,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -405,6 +408,146 @@ class DecisionLogIntegrationTest {
         .as("the owed restore taken up: the same rows again, the later admission not twice")
         .containsExactlyInAnyOrderElementsOf(log);
     assertThat(owedRestores()).as("owed restores once taken up").isEmpty();
+  }
+
+  @Test
+  void aRedisBackFromAnOlderCopyKeepsItsStreamsAndLosesNoAdmittedDecision() throws Exception {
+    String sku = register("older", 10, null);
+    for (int n = 0; n < 4; n++) {
+      reserveUntilAnswered(n % 2, "S-" + run + "-" + n, "u-" + n, sku, 1);
+    }
+    drain();
+    // The copy Redis comes back from: its append-only file as it is now, with the stream emptied
+    // by the drain but kept (as RDB and AOF keep it).
+    Path aof = data.resolve("appendonly.aof");
+    Path older = data.resolveSibling(data.getFileName() + "-older.aof");
+    Files.copy(aof, older, StandardCopyOption.REPLACE_EXISTING);
+    // Decided after the copy and never moved: two admitted, one refused.
+    reserveUntilAnswered(0, "S-" + run + "-4", "u-4", sku, 1);
+    reserveUntilAnswered(1, "S-" + run + "-5", "u-5", sku, 1);
+    reserveUntilAnswered(0, "S-" + run + "-6", "u-6", sku, 100);
+    long highestGiven =
+        streamEntries().stream()
+            .mapToLong(d -> Long.parseLong(d.split(" ")[0]))
+            .max()
+            .orElseThrow();
+
+    redis.stop();
+    Files.copy(older, aof, StandardCopyOption.REPLACE_EXISTING);
+    Files.deleteIfExists(data.resolve("dump.rdb"));
+    redis.start();
+    assertThat(
+            TestRedis.template("127.0.0.1", redis.port(), TestRedis.TIMEOUT)
+                .hasKey(PARTITION_STREAM))
+        .as("the stream came back with the older copy")
+        .isTrue();
+
+    String after = "S-" + run + "-after";
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(() -> reserve(1, after, "u-after", sku, 1), status -> status != 503);
+    await().atMost(Duration.ofSeconds(60)).until(() -> owedRestores().isEmpty());
+    drain();
+
+    List<Map<String, Object>> log = settled(decisionsOf(sku));
+    assertThat(
+            log.stream()
+                .filter(row -> "ADMITTED".equals(row.get("outcome")))
+                .map(row -> (String) row.get("reservation_id")))
+        .as("every admitted decision once, the two the older copy lacks restored")
+        .containsExactlyInAnyOrder(
+            "S-" + run + "-0",
+            "S-" + run + "-1",
+            "S-" + run + "-2",
+            "S-" + run + "-3",
+            "S-" + run + "-4",
+            "S-" + run + "-5",
+            after);
+    assertThat(log.stream().filter(row -> row.get("available_after") == null))
+        .extracting(row -> (String) row.get("reservation_id"))
+        .containsExactlyInAnyOrder("S-" + run + "-4", "S-" + run + "-5");
+    long afterSequence =
+        jdbc.queryForObject(
+            "select sequence from gate_decision where reservation_id = ?", Long.class, after);
+    assertThat(afterSequence)
+        .as("the rebuilt gate's numbers go on above every number given, the lost refusal's too")
+        .isGreaterThan(highestGiven);
+  }
+
+  @Test
+  void anOwedRestoreTakenUpLateLeavesTheAdmissionsAfterItsRebuildToTheDrain() {
+    String sku = register("late", 5, null);
+    reserveUntilAnswered(0, "T-" + run + "-0", "u-0", sku, 1);
+    drain();
+    // Admitted in the gate's epoch now, still in the stream when the restore is taken up.
+    reserveUntilAnswered(1, "T-" + run + "-1", "u-1", sku, 1);
+    long epoch =
+        jdbc.queryForObject(
+            "select epoch from gate_decision where reservation_id = ?",
+            Long.class,
+            "T-" + run + "-0");
+    jdbc.update(
+        "insert into gate_decision_restore (epoch, partition_tag, since_ms, due_at)"
+            + " values (?, 'g0', ?, utc_timestamp(6) - interval 1 second)",
+        epoch,
+        System.currentTimeMillis() - 120_000);
+
+    instances.get(1).getBean(GateRebuild.class).takeUpOwedRestores();
+    drain();
+
+    assertThat(settled(decisionsOf(sku)))
+        .extracting(row -> row.get("reservation_id") + " " + row.get("epoch"))
+        .as("each admission once, as the drain moved it")
+        .containsExactlyInAnyOrder("T-" + run + "-0 " + epoch, "T-" + run + "-1 " + epoch);
+    assertThat(owedRestores()).isEmpty();
+  }
+
+  @Test
+  void aGapOfDroppedRefusalsReachesTheLogAsOneRowPerSkuAndUserAndIsCounted() {
+    String sku = register("gap", 1, null);
+    drain();
+    StringRedisTemplate template = instances.get(0).getBean(StringRedisTemplate.class);
+    // As reserve.lua leaves it when the stream held its whole backlog and no decision came since.
+    template
+        .opsForHash()
+        .putAll(
+            "stockade:{g0}:gate:dropped",
+            Map.of("count", "7", sku + " u-a", "5", sku + " u-b", "2"));
+    Counter dropped =
+        instances.get(0).getBean(MeterRegistry.class).counter("stockade.decisions.dropped");
+    double before = dropped.count();
+
+    drain();
+
+    assertThat(settled(decisionsOf(sku)))
+        .extracting(
+            row ->
+                row.get("outcome")
+                    + " "
+                    + row.get("user_id")
+                    + " '"
+                    + row.get("reservation_id")
+                    + "' "
+                    + row.get("quantity")
+                    + " "
+                    + row.get("available_after"))
+        .containsExactlyInAnyOrder(
+            "REFUSALS_DROPPED u-a '' 5 null", "REFUSALS_DROPPED u-b '' 2 null");
+    assertThat(dropped.count() - before).isEqualTo(7.0);
+    assertThat(template.hasKey("stockade:{g0}:gate:dropped")).isFalse();
+  }
+
+  private static final String PARTITION_STREAM = "stockade:{g0}:gate:decisions";
+
+  private static List<String> streamEntries() {
+    return instances
+        .get(0)
+        .getBean(StringRedisTemplate.class)
+        .opsForStream()
+        .range(PARTITION_STREAM, org.springframework.data.domain.Range.unbounded())
+        .stream()
+        .map(entry -> String.valueOf(entry.getValue().get("d")))
+        .toList();
   }
 
   private static List<Map<String, Object>> owedRestores() {

@@ -35,6 +35,7 @@ class GateKeyLayoutTest {
                 partition.sequence(),
                 partition.pending(),
                 partition.decisions(),
+                partition.dropped(),
                 partition.transfers(),
                 partition.transferIds(),
                 partition.transfersIn(),

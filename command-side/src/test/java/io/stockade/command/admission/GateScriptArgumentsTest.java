@@ -141,7 +141,7 @@ class GateScriptArgumentsTest {
                 f ->
                     new Call(
                         "reserve",
-                        reserveKeys(f).subList(0, 5),
+                        reserveKeys(f).subList(0, 6),
                         List.of(
                             "0", "u-1", "fp", "1", "900000", "0", "0", "1000000", "1", f.sku(),
                             "1"))),
@@ -174,6 +174,25 @@ class GateScriptArgumentsTest {
                             f.fresh(),
                             TestRedis.PARTITION.sequence(),
                             TestRedis.PARTITION.pending(),
+                            f.decisions(),
+                            TestRedis.PARTITION.dropped(),
+                            f.counters(),
+                            f.holders()),
+                        List.of(
+                            "0", "u-1", "fp", "1", "900000", "0", "0", "1000000", "1", f.sku(),
+                            "1"),
+                        fx -> fx.redis().opsForValue().set(fx.decisions(), "x"))),
+        Arguments.of(
+            "reserve: gap of the wrong type",
+            (Fn)
+                f ->
+                    new Call(
+                        "reserve",
+                        List.of(
+                            f.fresh(),
+                            TestRedis.PARTITION.sequence(),
+                            TestRedis.PARTITION.pending(),
+                            TestRedis.PARTITION.decisions(),
                             f.decisions(),
                             f.counters(),
                             f.holders()),
@@ -399,9 +418,7 @@ class GateScriptArgumentsTest {
             (Fn)
                 f ->
                     new Call(
-                        "withdraw",
-                        withdrawKeys(f),
-                        List.of("x", admissionEpoch(f), lines(f), "1000"))),
+                        "withdraw", withdrawKeys(f), List.of("x", admissionEpoch(f), lines(f)))),
         Arguments.of(
             "withdraw: lines missing",
             (Fn)
@@ -418,7 +435,7 @@ class GateScriptArgumentsTest {
                             TestRedis.PARTITION.pending(),
                             TestRedis.PARTITION.decisions(),
                             f.counters()),
-                        List.of(sequence(f), admissionEpoch(f), lines(f), "1000"))),
+                        List.of(sequence(f), admissionEpoch(f), lines(f)))),
         Arguments.of(
             "withdraw: counters of the wrong type",
             (Fn)
@@ -426,16 +443,8 @@ class GateScriptArgumentsTest {
                     new Call(
                         "withdraw",
                         withdrawKeys(f),
-                        List.of(sequence(f), admissionEpoch(f), lines(f), "1000"),
+                        List.of(sequence(f), admissionEpoch(f), lines(f)),
                         fx -> replaceWithString(fx, fx.counters()))),
-        Arguments.of(
-            "withdraw: backlog missing",
-            (Fn)
-                f ->
-                    new Call(
-                        "withdraw",
-                        withdrawKeys(f),
-                        List.of(sequence(f), admissionEpoch(f), lines(f)))),
         Arguments.of(
             "withdraw: decisions of the wrong type",
             (Fn)
@@ -448,7 +457,7 @@ class GateScriptArgumentsTest {
                             f.decisions(),
                             f.counters(),
                             f.holders()),
-                        List.of(sequence(f), admissionEpoch(f), lines(f), "1000"),
+                        List.of(sequence(f), admissionEpoch(f), lines(f)),
                         fx -> fx.redis().opsForValue().set(fx.decisions(), "x"))),
         Arguments.of(
             "transition: non-numeric sequence",
@@ -462,12 +471,7 @@ class GateScriptArgumentsTest {
             (Fn) f -> transition(f, List.of("CONFIRMED", sequence(f)))),
         Arguments.of(
             "withdraw: non-numeric admission epoch",
-            (Fn)
-                f ->
-                    new Call(
-                        "withdraw",
-                        withdrawKeys(f),
-                        List.of(sequence(f), "1.5", lines(f), "1000"))),
+            (Fn) f -> new Call("withdraw", withdrawKeys(f), List.of(sequence(f), "1.5", lines(f)))),
         Arguments.of(
             "recorded: non-numeric sequence",
             (Fn) f -> new Call("recorded", recordedKeys(f), List.of("x", admissionEpoch(f)))),
@@ -638,6 +642,7 @@ class GateScriptArgumentsTest {
             fixture.fresh(),
             TestRedis.PARTITION.pending(),
             TestRedis.PARTITION.decisions(),
+            TestRedis.PARTITION.dropped(),
             fixture.decisions(),
             TestRedis.PARTITION.transfers(),
             TestRedis.PARTITION.transferIds(),
@@ -706,6 +711,7 @@ class GateScriptArgumentsTest {
         TestRedis.PARTITION.sequence(),
         TestRedis.PARTITION.pending(),
         TestRedis.PARTITION.decisions(),
+        TestRedis.PARTITION.dropped(),
         f.counters(),
         f.holders());
   }

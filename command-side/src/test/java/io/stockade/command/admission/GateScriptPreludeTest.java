@@ -22,7 +22,8 @@ class GateScriptPreludeTest {
   private static final Path SCRIPTS = Path.of("src/main/resources/lua");
 
   /** The scripts that run in a gate's epoch: all but the rate limits' and the rebuild's own. */
-  private static final List<String> NOT_IN_AN_EPOCH = List.of("ratelimit.lua", "restore.lua");
+  private static final List<String> NOT_IN_AN_EPOCH =
+      List.of("ratelimit.lua", "restore.lua", "gap.lua");
 
   private static final String PRELUDE_START = "-- The gate's epoch comes first";
 
@@ -57,7 +58,8 @@ class GateScriptPreludeTest {
    * The helpers the scripts repeat, since they cannot share them: wherever one is defined, its code
    * is reserve.lua's (integer parsing with the 2^53 - 1 bound Lua's numbers hold exactly, the ids'
    * check, the rate limits' token buckets, which ratelimit.lua takes alone and reserve.lua with an
-   * admission), and no script parses an integer argument its own way instead.
+   * admission, the closing of a gap of dropped refusals, which gap.lua does alone and reserve.lua
+   * before a decision), and no script parses an integer argument its own way instead.
    */
   @Test
   void everyScriptThatDefinesAHelperDefinesItAsReserveDoes() throws IOException {
@@ -73,7 +75,8 @@ class GateScriptPreludeTest {
             "local MAX = ",
             "local function integer(",
             "local function valid_id(",
-            "local function token_buckets(")) {
+            "local function token_buckets(",
+            "local function close_gap(")) {
       String expected = block(reserve, helper);
       assertThat(expected).as("reserve.lua defines %s", helper).isNotNull();
       List<String> defining =

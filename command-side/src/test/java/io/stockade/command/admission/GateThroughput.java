@@ -144,6 +144,7 @@ final class GateThroughput {
                     TestRedis.PARTITION.sequence(),
                     TestRedis.PARTITION.pending(),
                     TestRedis.PARTITION.decisions(),
+                    TestRedis.PARTITION.dropped(),
                     TestRedis.LAYOUT.counters(sku),
                     TestRedis.LAYOUT.holders(sku)
                   };

@@ -118,6 +118,22 @@ public final class TestRedis {
         new AdoptingSessions(redis, layout), layout, properties(retention));
   }
 
+  /** The real gate whose decision streams hold {@code backlog} entries before refusals drop. */
+  static RedisAdmissionGate gate(StringRedisTemplate redis, long backlog) {
+    GateProperties defaults = properties(Duration.ofDays(1));
+    return new RedisAdmissionGate(
+        new AdoptingSessions(redis, LAYOUT),
+        LAYOUT,
+        new GateProperties(
+            defaults.intentRetention(),
+            defaults.reopenInterval(),
+            defaults.rebuildLease(),
+            defaults.openOnStart(),
+            defaults.partitions(),
+            defaults.placementPattern(),
+            backlog));
+  }
+
   /** The gate's moves between buckets, as an instance of its own runs them. */
   static BucketMoves moves(StringRedisTemplate redis, GateLayout layout) {
     GateScripts scripts = new GateScripts(new AdoptingSessions(redis, layout));

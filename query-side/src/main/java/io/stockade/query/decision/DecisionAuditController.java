@@ -55,7 +55,8 @@ class DecisionAuditController {
   record SkuDecision(
       long sequence,
       Instant at,
-      String reservationId,
+      @Schema(nullable = true, description = "null for a gap (REFUSALS_DROPPED)")
+          String reservationId,
       String userId,
       int quantity,
       @Schema(
@@ -63,14 +64,19 @@ class DecisionAuditController {
                 "ADMITTED",
                 "INSUFFICIENT_STOCK",
                 "PURCHASE_LIMIT_EXCEEDED",
-                "WITHDRAWN"
-              })
+                "WITHDRAWN",
+                "REFUSALS_DROPPED"
+              },
+              description =
+                  "REFUSALS_DROPPED: a gap in the log, where refusals were counted but not logged"
+                      + " one by one (the command side's decision backlog was full); quantity is"
+                      + " the number of this user's refusals of this SKU dropped there")
           String outcome,
       @Schema(
               nullable = true,
               description =
                   "the SKU's (its bucket's) available units right after the decision; null for an"
-                      + " admitted decision Redis lost, restored from its event")
+                      + " admitted decision Redis lost, restored from its event, and for a gap")
           Long availableAfter,
       int bucket) {
 
@@ -78,7 +84,7 @@ class DecisionAuditController {
       return new SkuDecision(
           row.sequence(),
           Instant.ofEpochMilli(row.decidedAt()),
-          row.reservationId(),
+          row.reservationId().isEmpty() ? null : row.reservationId(),
           row.userId(),
           row.quantity(),
           row.outcome(),
@@ -96,7 +102,8 @@ class DecisionAuditController {
       String skuId,
       long sequence,
       Instant at,
-      String reservationId,
+      @Schema(nullable = true, description = "null for a gap (REFUSALS_DROPPED)")
+          String reservationId,
       String userId,
       int quantity,
       @Schema(
@@ -104,14 +111,19 @@ class DecisionAuditController {
                 "ADMITTED",
                 "INSUFFICIENT_STOCK",
                 "PURCHASE_LIMIT_EXCEEDED",
-                "WITHDRAWN"
-              })
+                "WITHDRAWN",
+                "REFUSALS_DROPPED"
+              },
+              description =
+                  "REFUSALS_DROPPED: a gap in the log, where refusals were counted but not logged"
+                      + " one by one (the command side's decision backlog was full); quantity is"
+                      + " the number of this user's refusals of this SKU dropped there")
           String outcome,
       @Schema(
               nullable = true,
               description =
                   "the SKU's (its bucket's) available units right after the decision; null for an"
-                      + " admitted decision Redis lost, restored from its event")
+                      + " admitted decision Redis lost, restored from its event, and for a gap")
           Long availableAfter,
       int bucket) {}
 
