@@ -151,7 +151,8 @@ public final class BareRefusal {
         String skuId = line.get("skuId").asText();
         long quantity = line.get("quantity").asLong();
         // As GateReserve.reservePart (command-side): the marker first, then intent, sequence,
-        // pending, decisions, the SKU's counters and holders; the epoch, no token bucket (a
+        // pending, decisions, the gap of dropped refusals, the SKU's counters and holders; the
+        // epoch, no token bucket (a
         // refusal's essential work has no rate limits), then user, fingerprint
         // (Admission.fingerprint), now, hold, sequence 0 (take one), the partition, the decision
         // backlog, the line.
@@ -161,6 +162,7 @@ public final class BareRefusal {
           prefix + "gate:sequence",
           prefix + "gate:pending",
           prefix + "gate:decisions",
+          prefix + "gate:dropped",
           prefix + "sku:" + skuId,
           prefix + "sku:" + skuId + ":holders"
         };
