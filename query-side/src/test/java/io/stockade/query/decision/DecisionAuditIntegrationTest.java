@@ -119,6 +119,34 @@ class DecisionAuditIntegrationTest {
   }
 
   @Test
+  void aGapOfDroppedRefusalsShowsWhereAndHowManyInTheSkusAndTheUsersDecisions() {
+    String sku = "gap-" + run;
+    String user = "u-gap-" + run;
+    GateDecisionRows.insert(
+        jdbc,
+        List.of(
+            row(sku, T0, 0, 0, 1, 100, "PURCHASE_LIMIT_EXCEEDED", 0),
+            // The refusals the stream had no room for, closed where they were dropped: one row per
+            // SKU and user, its quantity the refusals dropped (the drain writes '' for the id).
+            new Row(sku, T0 + 5, 0, 0, 1, 1124, "", user, 37, "REFUSALS_DROPPED", null),
+            row(sku, T0 + 6, 0, 0, 1, 2148, "INSUFFICIENT_STOCK", 0)));
+
+    JsonNode skus = ok("/api/audit/skus/" + sku + "/decisions");
+    JsonNode users = ok("/api/audit/users/" + user + "/decisions");
+
+    assertThat(outcomes(skus))
+        .containsExactly("PURCHASE_LIMIT_EXCEEDED", "REFUSALS_DROPPED", "INSUFFICIENT_STOCK");
+    JsonNode gap = skus.get("decisions").get(1);
+    assertThat(gap.get("userId").asString()).isEqualTo(user);
+    assertThat(gap.get("quantity").asInt()).isEqualTo(37);
+    assertThat(gap.get("reservationId").isNull()).isTrue();
+    assertThat(gap.get("availableAfter").isNull()).isTrue();
+    assertThat(outcomes(users)).containsExactly("REFUSALS_DROPPED");
+    assertThat(users.get("decisions").get(0).get("skuId").asString()).isEqualTo(sku);
+    assertThat(users.get("decisions").get(0).get("reservationId").isNull()).isTrue();
+  }
+
+  @Test
   void pagesSplitTheOrderAndEachCarriesTheTotal() {
     String sku = "paged-" + run;
     List<Row> rows = new ArrayList<>();
