@@ -474,6 +474,110 @@ class DecisionLogIntegrationTest {
         .isGreaterThan(highestGiven);
   }
 
+  /**
+   * A sale through a Redis killed and restarted from a copy of its data taken while the sale went
+   * on (an operator's failover to a lagging replica, a restart from a snapshot): the units exact,
+   * and every admitted reservation in the decision log once, with sequence numbers that never
+   * repeat and increase in each epoch's order. The drains run all along, as scheduled ones would.
+   */
+  @Test
+  void aSaleThroughARedisRestartedFromAnOlderCopyLogsEveryAdmissionOnce() throws Exception {
+    int stock = 1500;
+    String sku = register("failover", stock, null);
+    Map<String, Integer> answers = new ConcurrentHashMap<>();
+    AtomicInteger next = new AtomicInteger();
+    AtomicInteger admitted = new AtomicInteger();
+    java.util.concurrent.atomic.AtomicBoolean selling =
+        new java.util.concurrent.atomic.AtomicBoolean(true);
+    ExecutorService threads = Executors.newFixedThreadPool(7);
+    Future<?> drains =
+        threads.submit(
+            () -> {
+              while (selling.get()) {
+                instances.get(0).getBean(DecisionDrain.class).drainAll();
+                // The pace of the scheduled drains.
+                java.util.concurrent.locks.LockSupport.parkNanos(200_000_000L);
+              }
+            });
+    List<Future<?>> buyers = new ArrayList<>();
+    for (int t = 0; t < 6; t++) {
+      buyers.add(
+          threads.submit(
+              () -> {
+                while (true) {
+                  int n = next.incrementAndGet();
+                  String id = "V-" + run + "-" + n;
+                  int status = reserveUntilAnswered(n % 2, id, "u-" + n, sku);
+                  answers.put(id, status);
+                  // 200: an admission Redis held when it failed, stored by the retry.
+                  if (status == 201 || status == 200) {
+                    admitted.incrementAndGet();
+                  } else {
+                    return;
+                  }
+                }
+              }));
+    }
+    await().atMost(Duration.ofMinutes(2)).until(() -> admitted.get() >= 400);
+    Path aof = data.resolve("appendonly.aof");
+    Path older = data.resolveSibling(data.getFileName() + "-sale.aof");
+    Files.copy(aof, older, StandardCopyOption.REPLACE_EXISTING);
+    int atCopy = admitted.get();
+    await().atMost(Duration.ofMinutes(2)).until(() -> admitted.get() >= atCopy + 150);
+    redis.stop();
+    Files.copy(older, aof, StandardCopyOption.REPLACE_EXISTING);
+    Files.deleteIfExists(data.resolve("dump.rdb"));
+    redis.start();
+    for (Future<?> buyer : buyers) {
+      buyer.get(5, TimeUnit.MINUTES);
+    }
+    selling.set(false);
+    drains.get(1, TimeUnit.MINUTES);
+    threads.shutdown();
+
+    List<String> sold =
+        answers.entrySet().stream()
+            .filter(a -> a.getValue() == 201 || a.getValue() == 200)
+            .map(Map.Entry::getKey)
+            .toList();
+    assertThat(answers.values()).isSubsetOf(200, 201, 409);
+    assertThat(sold).as("the units exact").hasSize(stock);
+    await().atMost(Duration.ofSeconds(60)).until(() -> owedRestores().isEmpty());
+    drain();
+    List<Map<String, Object>> log = settled(decisionsOf(sku));
+    assertThat(
+            log.stream()
+                .filter(row -> "ADMITTED".equals(row.get("outcome")))
+                .map(row -> (String) row.get("reservation_id")))
+        .as("every admitted reservation in the log once")
+        .containsExactlyInAnyOrderElementsOf(sold);
+    assertThat(
+            log.stream()
+                .filter(row -> !"WITHDRAWN".equals(row.get("outcome")))
+                .map(row -> ((Number) row.get("sequence")).longValue()))
+        .as("no sequence number given twice")
+        .doesNotHaveDuplicates();
+    Map<Long, List<Long>> byEpoch = new java.util.TreeMap<>();
+    for (Map<String, Object> row : log) {
+      long epoch = ((Number) row.get("epoch")).longValue();
+      if (epoch > 0 && !"WITHDRAWN".equals(row.get("outcome"))) {
+        byEpoch
+            .computeIfAbsent(epoch, e -> new ArrayList<>())
+            .add(((Number) row.get("sequence")).longValue());
+      }
+    }
+    byEpoch.forEach(
+        (epoch, sequences) ->
+            assertThat(sequences).as("sequences in epoch %d's order", epoch).isSorted());
+    List<Long> epochs = new ArrayList<>(byEpoch.keySet());
+    for (int i = 1; i < epochs.size(); i++) {
+      assertThat(byEpoch.get(epochs.get(i)).get(0))
+          .as("epoch %d's numbers above epoch %d's", epochs.get(i), epochs.get(i - 1))
+          .isGreaterThan(
+              byEpoch.get(epochs.get(i - 1)).get(byEpoch.get(epochs.get(i - 1)).size() - 1));
+    }
+  }
+
   @Test
   void anOwedRestoreTakenUpLateLeavesTheAdmissionsAfterItsRebuildToTheDrain() {
     String sku = register("late", 5, null);
