@@ -239,6 +239,138 @@ class GateRebuildIntegrationTest {
         .isEqualTo(extended);
   }
 
+  @Test
+  void sixThousandHoldsExtendedConfirmedInPartReleasedOrLeftHeldSurviveARedisRestartedEmpty()
+      throws Exception {
+    int holds = 6_000;
+    String sku = register("crowd", 8_000);
+    // Every fourth hold is of two units: 1,500 x 2 + 4,500 x 1 = 7,500 units held, 500 left.
+    inParallel(
+        holds,
+        i -> {
+          String body =
+              "{\"reservationId\":\"C-"
+                  + run
+                  + "-"
+                  + i
+                  + "\",\"userId\":\"c-"
+                  + run
+                  + "-"
+                  + i
+                  + "\",\"lines\":[{\"skuId\":\""
+                  + sku
+                  + "\",\"quantity\":"
+                  + (i % 4 == 0 ? 2 : 1)
+                  + "}]}";
+          return send(i % 2, HttpMethod.POST, "/api/reservations", body);
+        },
+        201);
+    // Two-unit holds confirmed in part (one unit sold, one given back), a quarter released, the
+    // rest left held, with an extension for half of them.
+    inParallel(
+        holds,
+        i ->
+            switch (i % 4) {
+              case 0 ->
+                  send(
+                      i % 2,
+                      HttpMethod.POST,
+                      "/api/reservations/C-" + run + "-" + i + "/confirm",
+                      "{\"lines\":[{\"skuId\":\"" + sku + "\",\"quantity\":1}]}");
+              case 2 ->
+                  send(
+                      i % 2,
+                      HttpMethod.POST,
+                      "/api/reservations/C-" + run + "-" + i + "/release",
+                      "{\"reason\":\"CANCELLED\"}");
+              default ->
+                  i % 8 == 3
+                      ? 200
+                      : send(
+                          i % 2,
+                          HttpMethod.POST,
+                          "/api/reservations/C-" + run + "-" + i + "/extend",
+                          "{\"holdSeconds\":1800}");
+            },
+        200);
+    int sold = 1_500;
+    int held = 3_000;
+    int left = 8_000 - sold - held;
+    // Confirmations and releases reach the gate after their events: wait until it holds them all.
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () ->
+                assertThat(gate(sku))
+                    .containsEntry("available", String.valueOf(left))
+                    .containsEntry("reserved", String.valueOf(held))
+                    .containsEntry("sold", String.valueOf(sold)));
+    String extendedHold = "C-" + run + "-1";
+    String extendedUntil =
+        (String)
+            gateRedis.opsForHash().get("stockade:{g0}:reservation:" + extendedHold, "expiresAt");
+    long epochBefore = epoch();
+
+    redis.stop();
+    try (Stream<Path> files = Files.list(data)) {
+      files.forEach(GateRebuildIntegrationTest::delete);
+    }
+    redis.start();
+    Load load = loadUntilSoldOut(sku);
+
+    assertThat(load.admitted.get())
+        .as("sold after the restart: exactly the units left")
+        .isEqualTo(left);
+    assertThat(epoch()).as("rebuilt once, by one of the two instances").isEqualTo(epochBefore + 1);
+    assertThat(gate(sku))
+        .containsEntry("available", "0")
+        .containsEntry("reserved", String.valueOf(held + left))
+        .containsEntry("sold", String.valueOf(sold));
+    assertThat(gateRedis.opsForHash().get("stockade:{g0}:reservation:" + extendedHold, "expiresAt"))
+        .as("an extended hold, rebuilt with its extension")
+        .isEqualTo(extendedUntil);
+    // A hold left over gives its units back to a rebuilt gate, and they sell again: once.
+    assertThat(send(0, HttpMethod.POST, "/api/reservations/" + extendedHold + "/release", null))
+        .isEqualTo(200);
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(() -> assertThat(gate(sku)).containsEntry("available", "1"));
+    assertThat(reserve(1, sku, "again-" + run, "again-" + run)).isEqualTo(201);
+    assertThat(reserve(0, sku, "again2-" + run, "again2-" + run)).isEqualTo(409);
+  }
+
+  /**
+   * Sends {@code count} requests from 8 threads, request {@code i} by {@code call}, each retried
+   * while the gate answers 503, and checks that every one answered {@code expected}.
+   */
+  private static void inParallel(int count, java.util.function.IntUnaryOperator call, int expected)
+      throws Exception {
+    ExecutorService threads = Executors.newFixedThreadPool(8);
+    try {
+      List<Future<Integer>> answers = new ArrayList<>();
+      for (int i = 0; i < count; i++) {
+        int n = i;
+        answers.add(
+            threads.submit(
+                () ->
+                    await()
+                        .atMost(Duration.ofSeconds(60))
+                        .until(() -> call.applyAsInt(n), status -> status != 503)));
+      }
+      Map<Integer, Integer> statuses = new java.util.TreeMap<>();
+      for (Future<Integer> answer : answers) {
+        statuses.merge(answer.get(120, TimeUnit.SECONDS), 1, Integer::sum);
+      }
+      assertThat(statuses).isEqualTo(Map.of(expected, count));
+    } finally {
+      threads.shutdownNow();
+    }
+  }
+
+  private static int send(int instance, HttpMethod method, String path, String body) {
+    return http(instance).send(method, path, body).getStatusCode().value();
+  }
+
   /** Reservations of one unit each, sent round the instances by 8 threads until sold out. */
   private final class Load {
 
