@@ -1,6 +1,7 @@
 package io.stockade.localinfra;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -79,6 +80,7 @@ class ComposeStackTest {
   @Test
   void theTokenScriptMintsAShortLivedTokenWithTheRolesAskedForSignedByTheKey(@TempDir Path dir)
       throws Exception {
+    assumeTrue(opensslIsInstalled(), "openssl is not on the PATH");
     KeyPair keys = KeyPairGenerator.getInstance("RSA").genKeyPair();
     Path key = dir.resolve("jwt.key");
     Files.writeString(
@@ -116,6 +118,14 @@ class ComposeStackTest {
     assertThat(run("docker/token", key.toString(), "admin", "ops-1", "525600").exitValue())
         .isEqualTo(2);
     assertThat(run("docker/token", key.toString(), "admin\",\"client").exitValue()).isEqualTo(2);
+  }
+
+  private static boolean opensslIsInstalled() {
+    try {
+      return run("openssl", "version").exitValue() == 0;
+    } catch (Exception e) {
+      return false;
+    }
   }
 
   private static String token(Path key, String... arguments) throws Exception {

@@ -124,8 +124,9 @@ class SettingsTableTest {
       String name = prefix + "." + kebab(words[words.length - 1]);
       String type = String.join(" ", List.of(words).subList(0, words.length - 1));
       Matcher map = Pattern.compile("Map<\\s*String\\s*,\\s*(\\w+)\\s*>").matcher(type);
-      String nested = map.find() ? map.group(1) : type.trim();
-      String key = map.find(0) ? name + ".<name>" : name;
+      boolean isMap = map.find();
+      String nested = isMap ? map.group(1) : type.trim();
+      String key = isMap ? name + ".<name>" : name;
       Matcher record = Pattern.compile("record\\s+" + nested + "\\s*\\(").matcher(source);
       if (record.find()) {
         components(source, record.end(), key, keys);
