@@ -18,20 +18,15 @@ COPY mvnw ./
 COPY .mvn/ .mvn/
 RUN ./mvnw -B --version
 
-ARG SERVICE
-# The reactor needs every module's pom; sources only of what -am builds, so a change
-# to one service leaves the other's image cached. A new module must be added here.
-COPY pom.xml ./
-COPY command-side/pom.xml command-side/
-COPY query-side/pom.xml query-side/
-COPY shared-api/ shared-api/
-COPY platform/ platform/
-COPY local-infra/ local-infra/
-COPY ${SERVICE}/ ${SERVICE}/
+# The whole tree, so that the reactor finds every module it lists (a module missing here would
+# fail `-pl ... -am` before anything is built); service.Dockerfile.dockerignore keeps build
+# output, local data and git's history out. ImageBuildTest fails when a module would be missing.
+COPY . ./
 
 # Same wrapper and invocation style as CI (tests already ran there). The local
 # repository lives in a BuildKit cache kept across builds; `locked` serialises the
 # two service builds, which would otherwise write to it at once.
+ARG SERVICE
 RUN --mount=type=cache,id=stockade-m2,target=/root/.m2/repository,sharing=locked \
     ./mvnw -B -pl "${SERVICE:?build-arg SERVICE is required}" -am package -DskipTests
 

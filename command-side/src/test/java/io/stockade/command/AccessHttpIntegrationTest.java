@@ -94,7 +94,7 @@ class AccessHttpIntegrationTest {
             201),
         new Endpoint("actuator: info", HttpMethod.GET, "/actuator/info", null, "admin", 200),
         new Endpoint(
-            "actuator: prometheus", HttpMethod.GET, "/actuator/prometheus", null, "admin", 200));
+            "actuator: prometheus", HttpMethod.GET, "/actuator/prometheus", null, "metrics", 200));
   }
 
   /** Every endpoint with each token that lacks its role. */
@@ -103,9 +103,13 @@ class AccessHttpIntegrationTest {
         .flatMap(
             endpoint ->
                 (endpoint.role().equals("client")
-                        ? Stream.of(List.of("reader"), List.<String>of())
+                        ? Stream.of(List.of("reader"), List.of("metrics"), List.<String>of())
                         : Stream.of(
-                            List.of("client"), List.of("reader"), List.of("client", "reader")))
+                            List.of("client"),
+                            List.of("reader"),
+                            List.of("metrics"),
+                            List.of("client", "reader")))
+                    .filter(roles -> !roles.contains(endpoint.role()))
                     .map(roles -> Arguments.of(endpoint, roles)));
   }
 

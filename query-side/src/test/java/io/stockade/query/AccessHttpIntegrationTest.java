@@ -80,7 +80,8 @@ class AccessHttpIntegrationTest {
         reader("event feed", "/api/events?after=0&limit=1", 200),
         reader("event stream", "/api/events/stream?after=999999999999", 200),
         new Endpoint("actuator: info", HttpMethod.GET, "/actuator/info", "admin", 200),
-        new Endpoint("actuator: prometheus", HttpMethod.GET, "/actuator/prometheus", "admin", 200));
+        new Endpoint(
+            "actuator: prometheus", HttpMethod.GET, "/actuator/prometheus", "metrics", 200));
   }
 
   static Stream<Endpoint> endpoints() {
@@ -95,9 +96,13 @@ class AccessHttpIntegrationTest {
         .flatMap(
             endpoint ->
                 (endpoint.role().equals("reader")
-                        ? Stream.of(List.of("client"), List.<String>of())
+                        ? Stream.of(List.of("client"), List.of("metrics"), List.<String>of())
                         : Stream.of(
-                            List.of("client"), List.of("reader"), List.of("client", "reader")))
+                            List.of("client"),
+                            List.of("reader"),
+                            List.of("metrics"),
+                            List.of("client", "reader")))
+                    .filter(roles -> !roles.contains(endpoint.role()))
                     .map(roles -> Arguments.of(endpoint, roles)));
   }
 

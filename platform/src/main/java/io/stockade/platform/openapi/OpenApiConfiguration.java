@@ -76,7 +76,7 @@ public class OpenApiConfiguration {
                         .scheme("bearer")
                         .bearerFormat("JWT")
                         .description(
-                            "A JWT whose roles claim holds client, admin or reader (see"
+                            "A JWT whose roles claim holds client, reader, metrics or admin (see"
                                 + " docs/api.md, Security)")))
         .addSecurityItem(new SecurityRequirement().addList("bearer"));
   }

@@ -38,9 +38,9 @@ import org.springframework.web.servlet.HandlerExceptionResolver;
  * Spring Boot's {@code spring.security.oauth2.resourceserver.jwt.*} settings; without one the
  * application does not start, nor with the local development key unless every listener is on
  * loopback ({@code server.address}, and {@code management.server.address} with a port of its own).
- * Roles come from the {@code roles} claim; {@code /actuator/health} and its groups are open, the
- * rest of the actuator needs {@code admin}, each service's endpoints need what its {@link
- * ApiAccessRules} say, and anything else is denied.
+ * Roles come from the {@code roles} claim; {@code /actuator/health} and its groups are open, {@code
+ * /actuator/prometheus} needs {@code metrics}, the rest of the actuator needs {@code admin}, each
+ * service's endpoints need what its {@link ApiAccessRules} say, and anything else is denied.
  */
 @AutoConfiguration(
     beforeName = {
@@ -98,6 +98,8 @@ public class SecurityConfiguration {
                   .permitAll();
               // Health and its groups (liveness, readiness) for load balancers and orchestrators.
               requests.requestMatchers(EndpointRequest.to("health")).permitAll();
+              // The scrape path alone, so that a monitoring system's token is no admin's.
+              requests.requestMatchers(EndpointRequest.to("prometheus")).hasRole(Roles.METRICS);
               requests.requestMatchers(EndpointRequest.toAnyEndpoint()).hasRole(Roles.ADMIN);
               rules.orderedStream().forEach(rule -> rule.authorize(requests));
               requests.anyRequest().denyAll();
@@ -138,12 +140,12 @@ public class SecurityConfiguration {
     return SecurityObservationSettings.noObservations();
   }
 
-  /** {@code admin} implies {@code client} and {@code reader}. */
+  /** {@code admin} implies {@code client}, {@code reader} and {@code metrics}. */
   @Bean
   static RoleHierarchy roleHierarchy() {
     return RoleHierarchyImpl.withDefaultRolePrefix()
         .role(Roles.ADMIN)
-        .implies(Roles.CLIENT, Roles.READER)
+        .implies(Roles.CLIENT, Roles.READER, Roles.METRICS)
         .build();
   }
 
