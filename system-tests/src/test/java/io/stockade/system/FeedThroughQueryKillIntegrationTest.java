@@ -13,7 +13,14 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -53,6 +60,12 @@ import tools.jackson.databind.JsonNode;
  * launched again on its port; the consumers keep asking until it answers. Once the load has stopped
  * and they have caught up, each has received every event of the event store exactly once, in the
  * store's order.
+ *
+ * <p>The global index has holes, as the command side leaves them: inserts rolled back during the
+ * load (a lost append, a withdrawn reservation), and one event whose transaction takes its index
+ * before the kill and commits only after the restart, events above it stored meanwhile (a slow
+ * transaction). The restarted query side, whose settled horizon starts again from 0, holds the
+ * consumers at that hole until the event is there, and hands it on in its place.
  */
 class FeedThroughQueryKillIntegrationTest {
 
@@ -72,6 +85,9 @@ class FeedThroughQueryKillIntegrationTest {
 
   /** How many events each consumer receives from the restarted query side before the load ends. */
   private static final int RECEIVED_AFTER_RESTART = 300;
+
+  /** A rolled-back insert, leaving a hole in the global index, every so many reservations. */
+  private static final int RESERVATIONS_PER_HOLE = 40;
 
   /** What a consumer waits before it asks again after a failure, or after an empty page. */
   private static final Duration RETRY_PAUSE = Duration.ofMillis(200);
@@ -160,8 +176,15 @@ class FeedThroughQueryKillIntegrationTest {
     consumers.forEach(FeedConsumer::start);
     Load load = new Load(commands, skus);
     load.start();
+    LateEvent[] held = {null};
     try {
       awaitReceived(consumers, RECEIVED_BEFORE_KILL);
+      LateEvent late = LateEvent.insert();
+      held[0] = late;
+      await("events stored above the late event's position %d".formatted(late.position))
+          .atMost(SETTLE_TIMEOUT)
+          .pollInterval(Duration.ofMillis(50))
+          .until(() -> lastStored() > late.position);
 
       List<Integer> receivedAtKill = consumers.stream().map(FeedConsumer::received).toList();
       List<Long> failuresAtKill = consumers.stream().map(FeedConsumer::failures).toList();
@@ -175,6 +198,24 @@ class FeedThroughQueryKillIntegrationTest {
 
       query.relaunch();
       query.awaitReady(START_TIMEOUT);
+      // The restarted query side answers the consumers, and hands on nothing beyond the late
+      // event's hole while its transaction may still commit there.
+      List<Long> answersAtRestart = consumers.stream().map(FeedConsumer::answers).toList();
+      for (int i = 0; i < consumers.size(); i++) {
+        FeedConsumer consumer = consumers.get(i);
+        long before = answersAtRestart.get(i);
+        await("%s answered by the restarted query side".formatted(consumer))
+            .atMost(SETTLE_TIMEOUT)
+            .pollInterval(Duration.ofMillis(100))
+            .until(() -> consumer.answers() > before);
+      }
+      assertThat(lastStored()).as("the last stored event").isGreaterThan(late.position);
+      for (FeedConsumer consumer : consumers) {
+        assertThat(consumer.lastPosition())
+            .as("%s's position while the late event's transaction is open", consumer)
+            .isLessThan(late.position);
+      }
+      late.commit();
       List<Integer> receivedAtRestart = consumers.stream().map(FeedConsumer::received).toList();
       for (int i = 0; i < consumers.size(); i++) {
         int after = receivedAtRestart.get(i) + RECEIVED_AFTER_RESTART;
@@ -198,6 +239,12 @@ class FeedThroughQueryKillIntegrationTest {
       assertThat(stored.get(stored.size() - 1))
           .as("the last stored event, nothing stored after the load")
           .startsWith(last + " ");
+      assertThat(stored)
+          .as("the event committed after the restart")
+          .contains(late.position + " " + LateEvent.TYPE);
+      assertThat(last)
+          .as("the last position, beyond the events: holes")
+          .isGreaterThan(stored.size());
       log.info(
           "{} events stored; received by {}: {}; failed answers and broken streams: {}",
           stored.size(),
@@ -222,6 +269,9 @@ class FeedThroughQueryKillIntegrationTest {
     } finally {
       load.stop();
       consumers.forEach(FeedConsumer::stop);
+      if (held[0] != null) {
+        held[0].close();
+      }
     }
   }
 
@@ -245,6 +295,78 @@ class FeedThroughQueryKillIntegrationTest {
     return jdbc.queryForObject("select max(global_index) from domain_event_entry", Long.class);
   }
 
+  /**
+   * An event row inserted in a transaction of the test's own: its global index is taken at once and
+   * a hole for the readers until the transaction commits it ({@link #commit}) or rolls back ({@link
+   * #close}, a hole for good). Of an aggregate and a type of the test's own, which no handler of
+   * either service knows, so that they pass it by.
+   */
+  private static final class LateEvent implements AutoCloseable {
+
+    static final String TYPE = "FeedProbe";
+
+    private static final AtomicInteger inserted = new AtomicInteger();
+
+    final long position;
+    private final Connection connection;
+
+    private LateEvent(Connection connection, long position) {
+      this.connection = connection;
+      this.position = position;
+    }
+
+    static LateEvent insert() throws SQLException {
+      Connection connection = jdbc.getDataSource().getConnection();
+      try {
+        connection.setAutoCommit(false);
+        String id = "probe-" + RUN + "-" + inserted.incrementAndGet();
+        try (PreparedStatement insert =
+            connection.prepareStatement(
+                "insert into domain_event_entry (aggregate_identifier, sequence_number, type,"
+                    + " event_identifier, meta_data, payload, payload_type, time_stamp)"
+                    + " values (?, 0, 'Probe', ?, ?, ?, ?, ?)",
+                Statement.RETURN_GENERATED_KEYS)) {
+          insert.setString(1, "probe:" + id);
+          insert.setString(2, id);
+          insert.setBytes(3, "{}".getBytes(StandardCharsets.UTF_8));
+          insert.setBytes(4, "{}".getBytes(StandardCharsets.UTF_8));
+          insert.setString(5, "io.stockade.system." + TYPE);
+          insert.setString(6, Instant.now().toString());
+          insert.executeUpdate();
+          try (ResultSet keys = insert.getGeneratedKeys()) {
+            keys.next();
+            return new LateEvent(connection, keys.getLong(1));
+          }
+        }
+      } catch (SQLException | RuntimeException e) {
+        connection.close();
+        throw e;
+      }
+    }
+
+    /** A hole for good: an insert rolled back, as a lost append's. */
+    static void hole() {
+      try (LateEvent rolledBack = insert()) {
+        // Closing rolls it back.
+      } catch (SQLException e) {
+        throw new IllegalStateException(e);
+      }
+    }
+
+    void commit() throws SQLException {
+      connection.commit();
+      connection.close();
+    }
+
+    @Override
+    public void close() throws SQLException {
+      if (!connection.isClosed()) {
+        connection.rollback();
+        connection.close();
+      }
+    }
+  }
+
   /** Every stored event as {@code "<global index> <event class's simple name>"}, in index order. */
   private static List<String> storedEvents() {
     return jdbc.query(
@@ -260,7 +382,8 @@ class FeedThroughQueryKillIntegrationTest {
 
   /**
    * Threads that each reserve one or two SKUs and end the reservation: confirmed, released, or
-   * extended and then confirmed, so that no hold is left to expire after the load.
+   * extended and then confirmed, so that no hold is left to expire after the load; and now and then
+   * an insert rolled back, a hole in the global index.
    */
   private static final class Load {
 
@@ -290,6 +413,9 @@ class FeedThroughQueryKillIntegrationTest {
     }
 
     private void reserveAndEnd(int n) {
+      if (n % RESERVATIONS_PER_HOLE == 0) {
+        LateEvent.hole();
+      }
       String id = "R-" + RUN + "-" + n;
       String first = skus.get(n % skus.size());
       String second = skus.get((n + 1) % skus.size());
@@ -369,6 +495,7 @@ class FeedThroughQueryKillIntegrationTest {
     private final IntSupplier port;
     private final List<String> events = new CopyOnWriteArrayList<>();
     private final AtomicInteger failures = new AtomicInteger();
+    private final AtomicInteger answers = new AtomicInteger();
     private final List<String> violations = new CopyOnWriteArrayList<>();
     private final AtomicBoolean running = new AtomicBoolean(true);
     private final Thread thread;
@@ -450,6 +577,16 @@ class FeedThroughQueryKillIntegrationTest {
       failures.incrementAndGet();
     }
 
+    /** An answer of 200: a page, or a stream opened. */
+    void answered() {
+      answers.incrementAndGet();
+    }
+
+    /** How many answers of 200 it has had. */
+    long answers() {
+      return answers.get();
+    }
+
     private void pause() {
       try {
         Thread.sleep(RETRY_PAUSE.toMillis());
@@ -486,6 +623,7 @@ class FeedThroughQueryKillIntegrationTest {
           failed();
           return;
         }
+        answered();
         JsonNode page = StrictJson.read(answer.body());
         long after = lastPosition();
         for (JsonNode event : page.get("events")) {
@@ -528,6 +666,7 @@ class FeedThroughQueryKillIntegrationTest {
           failed();
           return;
         }
+        answered();
         String id = null;
         String data = null;
         for (Iterator<String> it = lines.iterator(); it.hasNext() && running(); ) {
