@@ -134,7 +134,8 @@ class FeedThroughQueryKillIntegrationTest {
     command = system.service("command-side", "command-side", commandArguments);
     query = system.service("query-side", "query-side", queryArguments);
     try {
-      // One at a time: the command side creates the schema the query side then finds.
+      // One at a time: two JVMs starting together on two cores can slow a first statement beyond
+      // the services' 5 s transaction timeout.
       for (ServiceProcess service : List.of(command, query)) {
         service.launch();
         service.awaitReady(START_TIMEOUT);
