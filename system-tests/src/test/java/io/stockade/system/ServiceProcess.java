@@ -79,9 +79,21 @@ final class ServiceProcess {
     return current != null && current.isAlive();
   }
 
-  /** Launches the JVM; {@link #awaitReady} waits for it. */
+  /** Launches the JVM on a free port; {@link #awaitReady} waits for it. */
   void launch() {
-    port = freePort();
+    launch(freePort());
+  }
+
+  /**
+   * Launches the JVM again on the port it had, where its clients look for it; {@link #awaitReady}
+   * waits for it (and moves it to another port only if that one was taken meanwhile).
+   */
+  void relaunch() {
+    launch(port);
+  }
+
+  private void launch(int port) {
+    this.port = port;
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(jvmOptions);
@@ -183,6 +195,14 @@ final class ServiceProcess {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+  }
+
+  /**
+   * How the process ended: 128 plus the signal's number for one ended by a signal (137 after
+   * SIGKILL), as a shell reports it.
+   */
+  int exitValue() {
+    return process.exitValue();
   }
 
   /** SIGKILL without waiting: for a shutdown hook. */

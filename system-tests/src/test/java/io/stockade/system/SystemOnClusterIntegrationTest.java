@@ -4,19 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.stockade.localinfra.EmbeddedRedisCluster;
-import io.stockade.localinfra.Endpoints;
-import io.stockade.localinfra.LocalInfrastructure;
 import io.stockade.platform.testing.ApiClient;
-import io.stockade.platform.testing.TestTokens;
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -49,7 +38,6 @@ import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.ResponseEntity;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.jdbc.datasource.DriverManagerDataSource;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -81,8 +69,6 @@ class SystemOnClusterIntegrationTest {
   private static final String DEFAULT_DATABASE = "stockade_test_system";
   private static final String DATABASE =
       System.getProperty("stockade.local-infra.database", DEFAULT_DATABASE);
-  private static final String LOOPBACK = "127.0.0.1";
-  private static final int DEFAULT_DATABASE_PORT = 3306;
 
   private static final List<String> PROJECTIONS =
       List.of("stock-projection", "reservation-projection");
@@ -103,23 +89,21 @@ class SystemOnClusterIntegrationTest {
   private static final int SALE_THREADS = 8;
   private static final int REPLENISHED = 30;
 
-  private static final Path WORK = ServiceJar.baseDir().resolve("target").resolve("system-test");
+  private static final Path WORK = SystemServices.WORK;
 
   private static final String RUN = UUID.randomUUID().toString().substring(0, 8);
   private static final String HOT = "hot-" + RUN;
 
-  private static final List<ServiceProcess> services = new CopyOnWriteArrayList<>();
   private static final List<ServiceProcess> commands = new ArrayList<>();
   private static final List<ServiceProcess> queries = new ArrayList<>();
 
   private static final Map<Integer, ApiClient> clients = new ConcurrentHashMap<>();
   private static final JsonMapper JSON = JsonMapper.builder().build();
 
-  private static Thread killOnExit;
+  private static SystemServices system;
+  private static SystemDatabase database;
   private static EmbeddedRedisCluster cluster;
   private static GateKeys gate;
-  private static LocalInfrastructure localInfrastructure;
-  private static String jdbcUrl;
   private static JdbcTemplate jdbc;
 
   @RegisterExtension
@@ -138,35 +122,28 @@ class SystemOnClusterIntegrationTest {
   static void startTheSystem() throws Exception {
     long started = System.nanoTime();
     try {
-      Files.createDirectories(WORK);
-      killOnExit = new Thread(SystemOnClusterIntegrationTest::killAllNow, "system-test-killer");
-      Runtime.getRuntime().addShutdownHook(killOnExit);
-      prepareDatabase();
+      system = new SystemServices(RUN);
+      database = SystemDatabase.create(DATABASE);
+      jdbc = database.jdbc();
       cluster = EmbeddedRedisCluster.start(WORK.resolve("redis-cluster-" + RUN), 3);
       gate = new GateKeys(cluster.ports());
 
-      Path logs = Files.createDirectories(WORK.resolve("logs-" + RUN));
-      List<String> jvm = jvmOptions();
-      List<String> common = commonArguments();
-      Path commandJar = ServiceJar.of("command-side");
-      Path queryJar = ServiceJar.of("query-side");
+      List<String> common = new ArrayList<>(database.serviceArguments());
+      common.add("--spring.data.redis.cluster.nodes=" + cluster.nodes());
       for (int i = 1; i <= 2; i++) {
         List<String> arguments = new ArrayList<>(common);
         arguments.add("--stockade.recovery.enabled=true");
         arguments.add("--stockade.recovery.unrecorded-after=2s");
         arguments.add("--stockade.recovery.interval=500ms");
         arguments.add("--stockade.rate-limit.enabled=false");
-        commands.add(new ServiceProcess("command-side-" + i, commandJar, jvm, arguments, logs));
+        commands.add(system.service("command-side-" + i, "command-side", arguments));
       }
       for (int i = 1; i <= 2; i++) {
         List<String> arguments = new ArrayList<>(common);
         // Reports run when asked for: no scheduled check competing for the two cores.
         arguments.add("--stockade.reconciliation.interval=0s");
-        queries.add(new ServiceProcess("query-side-" + i, queryJar, jvm, arguments, logs));
+        queries.add(system.service("query-side-" + i, "query-side", arguments));
       }
-      services.addAll(commands);
-      services.addAll(queries);
-      log.info("The services' logs are in {}", logs);
       // One at a time. Started together, some can fail to start: two query instances on a fresh
       // database both create a projection's segments, and the one that loses fails with a
       // rollback-only transaction (Axon 4.13's pooled processor with the JPA token store); and a
@@ -184,89 +161,13 @@ class SystemOnClusterIntegrationTest {
     log.info(
         "The system is up in {} s: {}",
         TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started),
-        services);
-  }
-
-  private static List<String> jvmOptions() throws IOException {
-    List<String> options = new ArrayList<>();
-    options.add("-Xmx256m");
-    options.add("-XX:TieredStopAtLevel=1");
-    // No parallel GC threads competing with the other JVMs for the two cores.
-    options.add("-XX:+UseSerialGC");
-    options.add("-Daxoniq.update-checker.disabled=true");
-    options.add("-Ddisable-axoniq-console-message=true");
-    options.add("-Djava.io.tmpdir=" + Files.createDirectories(WORK.resolve("tmp")));
-    // Names the processes as this run's, for whoever looks at the process list.
-    options.add("-Dstockade.system-test.run=" + RUN);
-    // The test key, so that the ApiClient's tokens are accepted. The services' jars do not hold
-    // the platform's test jar, where the key is a class-path resource: they get a copy as a file.
-    Path key = WORK.resolve("test-jwt.pub");
-    String resource = TestTokens.PUBLIC_KEY_LOCATION.substring("classpath:".length());
-    try (InputStream in = TestTokens.class.getClassLoader().getResourceAsStream(resource)) {
-      assertThat(in).as("the test key %s", resource).isNotNull();
-      Files.copy(in, key, StandardCopyOption.REPLACE_EXISTING);
-    }
-    for (String property : TestTokens.SERVICE_PROPERTIES) {
-      options.add(property.replace(TestTokens.PUBLIC_KEY_LOCATION, "file:" + key));
-    }
-    return options;
-  }
-
-  private static List<String> commonArguments() {
-    return List.of(
-        "--spring.data.redis.cluster.nodes=" + cluster.nodes(),
-        "--spring.datasource.url=" + jdbcUrl,
-        "--spring.datasource.username=root",
-        "--spring.datasource.password=",
-        "--stockade.local-infra.database=" + DATABASE,
-        // Everything is configured: never start or attach to local servers.
-        "--stockade.local-infra.enabled=false");
-  }
-
-  /**
-   * Where the database server is, decided as local-infra decides it: the one on 3306 when probing
-   * is on and it answers, else the embedded one of the data folder (started here if need be). The
-   * test's database is dropped and created again.
-   */
-  private static void prepareDatabase() throws SQLException {
-    String host;
-    int port;
-    boolean mariaDb;
-    if (Boolean.getBoolean("stockade.local-infra.probe-default-ports")
-        && LocalInfrastructure.answers(LOOPBACK, DEFAULT_DATABASE_PORT)) {
-      host = LOOPBACK;
-      port = DEFAULT_DATABASE_PORT;
-      mariaDb = LocalInfrastructure.isMariaDb(LOOPBACK, DEFAULT_DATABASE_PORT);
-    } else {
-      localInfrastructure =
-          LocalInfrastructure.attachOrStart(
-              Path.of(System.getProperty("stockade.local-infra.data-dir", ".stockade")));
-      Endpoints endpoints = localInfrastructure.endpoints();
-      host = endpoints.databaseHost();
-      port = endpoints.databasePort();
-      mariaDb = true;
-    }
-    String server = (mariaDb ? "jdbc:mariadb://" : "jdbc:mysql://") + host + ":" + port;
-    jdbcUrl =
-        server
-            + "/"
-            + DATABASE
-            + "?createDatabaseIfNotExist=true&connectionTimeZone=UTC"
-            + "&forceConnectionTimeZoneToSession=true"
-            + (mariaDb ? "" : "&rewriteBatchedStatements=true");
-    try (Connection connection = DriverManager.getConnection(server + "/", "root", "");
-        Statement statement = connection.createStatement()) {
-      statement.execute("DROP DATABASE IF EXISTS " + DATABASE);
-      statement.execute("CREATE DATABASE " + DATABASE);
-    }
-    jdbc = new JdbcTemplate(new DriverManagerDataSource(jdbcUrl, "root", ""));
-    log.info("The system's database: {}", jdbcUrl);
+        system.all());
   }
 
   @AfterAll
   static void stopTheSystem() {
-    for (ServiceProcess service : services) {
-      service.kill();
+    if (system != null) {
+      system.close();
     }
     if (gate != null) {
       gate.close();
@@ -274,28 +175,15 @@ class SystemOnClusterIntegrationTest {
     if (cluster != null) {
       cluster.close();
     }
-    if (localInfrastructure != null) {
-      localInfrastructure.close();
+    if (database != null) {
+      database.close();
     }
-    if (killOnExit != null) {
-      try {
-        Runtime.getRuntime().removeShutdownHook(killOnExit);
-      } catch (IllegalStateException shuttingDown) {
-        // The hook runs anyway; there is nothing left for it to kill.
-      }
-    }
-  }
-
-  private static void killAllNow() {
-    services.forEach(ServiceProcess::killNow);
   }
 
   private static void printLogs() {
-    for (ServiceProcess service : services) {
-      System.err.println("----- " + service + ": last lines of " + service.logFile() + " -----");
-      System.err.println(service.tail(60));
+    if (system != null) {
+      system.printLogs();
     }
-    System.err.println("----- the services' whole logs are in " + WORK + " -----");
   }
 
   // ---------------------------------------------------------------------------------------------
