@@ -48,6 +48,15 @@ class DecisionAuditController {
           @JsonInclude(JsonInclude.Include.NON_NULL)
           Optional<Long> sellout) {}
 
+  private static final String OUTCOME =
+      "REFUSALS_DROPPED: a gap in the log, where refusals were counted but not logged one by one"
+          + " (the command side's decision backlog was full); quantity is the number of this"
+          + " user's refusals of this SKU dropped there";
+
+  private static final String AVAILABLE_AFTER =
+      "the SKU's (its bucket's) available units right after the decision; null for an admitted"
+          + " decision Redis lost, restored from its event, and for a gap";
+
   /**
    * One decision of the gate for one SKU. {@code bucket}: the SKU's bucket (its gate partition); a
    * SKU in buckets has one order per bucket, merged here by time.
@@ -67,17 +76,9 @@ class DecisionAuditController {
                 "WITHDRAWN",
                 "REFUSALS_DROPPED"
               },
-              description =
-                  "REFUSALS_DROPPED: a gap in the log, where refusals were counted but not logged"
-                      + " one by one (the command side's decision backlog was full); quantity is"
-                      + " the number of this user's refusals of this SKU dropped there")
+              description = OUTCOME)
           String outcome,
-      @Schema(
-              nullable = true,
-              description =
-                  "the SKU's (its bucket's) available units right after the decision; null for an"
-                      + " admitted decision Redis lost, restored from its event, and for a gap")
-          Long availableAfter,
+      @Schema(nullable = true, description = AVAILABLE_AFTER) Long availableAfter,
       int bucket) {
 
     static SkuDecision of(SkuRow row) {
@@ -114,17 +115,9 @@ class DecisionAuditController {
                 "WITHDRAWN",
                 "REFUSALS_DROPPED"
               },
-              description =
-                  "REFUSALS_DROPPED: a gap in the log, where refusals were counted but not logged"
-                      + " one by one (the command side's decision backlog was full); quantity is"
-                      + " the number of this user's refusals of this SKU dropped there")
+              description = OUTCOME)
           String outcome,
-      @Schema(
-              nullable = true,
-              description =
-                  "the SKU's (its bucket's) available units right after the decision; null for an"
-                      + " admitted decision Redis lost, restored from its event, and for a gap")
-          Long availableAfter,
+      @Schema(nullable = true, description = AVAILABLE_AFTER) Long availableAfter,
       int bucket) {}
 
   private final DecisionPages pages;
