@@ -8,7 +8,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
-import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 import org.springframework.transaction.CannotCreateTransactionException;
@@ -23,7 +22,8 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
  * wholly, and a repeat with the same identifiers is then answered as for the done command. The
  * failures come wrapped by Axon (its unit of work, its event store) and by Spring's transaction and
  * data-access layers; they are recognised by the cause that says the connection failed, wherever it
- * is in the chain.
+ * is in the chain (not by Spring's {@code DataAccessResourceFailureException}: Redis's connection
+ * failures are of that kind too, and the gate answers those itself).
  */
 @RestControllerAdvice
 @Order(Ordered.HIGHEST_PRECEDENCE)
@@ -46,7 +46,6 @@ public class EventStoreOutage {
    */
   @ExceptionHandler({
     CannotCreateTransactionException.class,
-    DataAccessResourceFailureException.class,
     SQLTransientConnectionException.class,
     SQLNonTransientConnectionException.class,
     org.hibernate.exception.JDBCConnectionException.class
