@@ -10,9 +10,17 @@ import io.stockade.platform.testing.ApiClient;
 import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -28,7 +36,8 @@ import tools.jackson.databind.JsonNode;
  * Each of the six commands sent while the database is stopped under the running service, on a
  * MariaDB of the test's own: every one is answered 503 {@code event-store-unavailable} with {@code
  * Retry-After}, none 500, and none took effect; once the database is back each repeat is answered
- * as a first request, and the gate equals the record.
+ * as a first request, and the gate equals the record. And the database stopped in the middle of a
+ * load of confirmations, releases and extensions: none answered 500, each took effect once.
  */
 class CommandsDuringDatabaseOutageIntegrationTest {
 
@@ -172,6 +181,96 @@ class CommandsDuringDatabaseOutageIntegrationTest {
         .containsEntry("reserved", "2");
     assertThat(gate.opsForHash().entries("stockade:{g0}:sku:" + newSku))
         .containsEntry("available", "4");
+  }
+
+  @Test
+  void confirmationsReleasesAndExtensionsUnderLoadAreNever500WhenTheDatabaseStops()
+      throws Exception {
+    ApiClient http =
+        new ApiClient(Integer.parseInt(service.getEnvironment().getProperty("local.server.port")));
+    StringRedisTemplate gate = service.getBean(StringRedisTemplate.class);
+    JdbcTemplate jdbc = service.getBean(JdbcTemplate.class);
+    String sku = "load-" + run;
+    assertThat(http.status(HttpMethod.PUT, "/api/skus/" + sku, "{\"initialStock\": 100}"))
+        .isEqualTo(201);
+    List<Command> steps = new ArrayList<>();
+    for (int i = 0; i < 60; i++) {
+      String name = "load-" + i;
+      assertThat(http.status(HttpMethod.POST, "/api/reservations", reservation(name, sku)))
+          .isEqualTo(201);
+      String path = "/api/reservations/" + id(name);
+      steps.add(
+          switch (i % 3) {
+            case 0 -> new Command(HttpMethod.POST, path + "/confirm", null, 200);
+            case 1 -> new Command(HttpMethod.POST, path + "/release", null, 200);
+            default ->
+                new Command(HttpMethod.POST, path + "/extend", "{\"holdSeconds\": 900}", 200);
+          });
+    }
+
+    AtomicInteger next = new AtomicInteger();
+    AtomicInteger refused = new AtomicInteger();
+    Map<Command, Integer> answered = new ConcurrentHashMap<>();
+    ExecutorService threads = Executors.newFixedThreadPool(3);
+    List<Future<?>> workers = new ArrayList<>();
+    for (int t = 0; t < 3; t++) {
+      workers.add(
+          threads.submit(
+              () -> {
+                for (int i = next.getAndIncrement(); i < steps.size(); i = next.getAndIncrement()) {
+                  int status = steps.get(i).send(http).getStatusCode().value();
+                  answered.put(steps.get(i), status);
+                  if (status == 503) {
+                    refused.incrementAndGet();
+                  }
+                }
+                return null;
+              }));
+    }
+    await().atMost(Duration.ofSeconds(60)).until(() -> answered.size() >= 10);
+    database.stop();
+    try {
+      await().atMost(Duration.ofSeconds(60)).until(() -> refused.get() >= 6);
+    } finally {
+      database.start();
+    }
+    for (Future<?> worker : workers) {
+      worker.get(120, TimeUnit.SECONDS);
+    }
+    threads.shutdown();
+
+    assertThat(answered).hasSize(steps.size());
+    assertThat(answered.values()).containsOnly(200, 503);
+    // A step answered 503 did not take effect, or, its commit lost on the way back, took effect
+    // wholly: either way its repeat is answered as for a done step, and each took effect once.
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> steps.get(0).send(http).getStatusCode().value() == 200);
+    answered.forEach(
+        (step, status) -> {
+          if (status == 503) {
+            assertThat(step.send(http).getStatusCode().value()).as(step.path()).isEqualTo(200);
+          }
+        });
+    int[] outcomes = new int[3];
+    for (int i = 0; i < steps.size(); i++) {
+      String type =
+          switch (i % 3) {
+            case 0 -> "StockConfirmed";
+            case 1 -> "StockReleased";
+            default -> "ReservationExtended";
+          };
+      assertThat(RecordedEvents.count(jdbc, id("load-" + i), type)).as(type + " " + i).isEqualTo(1);
+      outcomes[i % 3]++;
+    }
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () ->
+                assertThat(gate.opsForHash().entries("stockade:{g0}:sku:" + sku))
+                    .containsEntry("sold", String.valueOf(outcomes[0]))
+                    .containsEntry("reserved", String.valueOf(outcomes[2]))
+                    .containsEntry("available", String.valueOf(100 - outcomes[0] - outcomes[2])));
   }
 
   private record Command(HttpMethod method, String path, String body, int done) {
