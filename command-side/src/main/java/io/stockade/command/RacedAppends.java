@@ -1,6 +1,5 @@
 package io.stockade.command;
 
-import io.stockade.platform.web.ProblemException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
@@ -24,7 +23,7 @@ public final class RacedAppends {
   /**
    * Sends through {@code send}, again while it loses the race to another writer.
    *
-   * @throws ProblemException 503 when it lost every try
+   * @throws io.stockade.platform.web.ProblemException 503 when it lost every try
    */
   public static <R> R retried(Supplier<R> send) {
     for (int attempt = 1; ; attempt++) {
@@ -32,10 +31,8 @@ public final class RacedAppends {
         return send.get();
       } catch (ConcurrencyException lost) {
         if (attempt == ATTEMPTS) {
-          throw ProblemException.unavailable(
-              CommandProblems.EVENT_STORE_UNAVAILABLE,
-              "Other requests kept changing the same record; this one changed nothing. Retry it.",
-              1);
+          throw EventStoreOutage.unavailable(
+              "Other requests kept changing the same record; this one changed nothing. Retry it.");
         }
         // A little jitter spreads writers that keep meeting on one stream.
         LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(1_000_000L * attempt));

@@ -15,6 +15,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * Extends a reservation's hold: the event first ({@code ReservationExtended}, which the aggregate
@@ -27,7 +29,10 @@ import org.springframework.stereotype.Component;
  * row moves there ({@link ExpiringReservations}). Moving the row in the extension's transaction
  * would wait on the lock of an expiry poll that is releasing the same reservation, while that poll
  * waits on this aggregate. Only a reservation stored before expiry rows existed (expired by a
- * scheduled deadline) has no row: it gets one now, after the event is stored.
+ * scheduled deadline, which leaves an extended hold to the row) has no row: it gets one in the
+ * transaction that stores the event, so that the extension and the expiry that follows it are
+ * recorded together or not at all. Whether the row exists is read without a lock, so an extension
+ * of a reservation that has one never waits on the poll.
  */
 @Component
 class ExtendingReservation {
@@ -37,13 +42,20 @@ class ExtendingReservation {
   private final CommandGateway commands;
   private final AdmissionGate gate;
   private final JdbcTemplate jdbc;
+  private final TransactionTemplate transaction;
   private final Clock clock;
 
   ExtendingReservation(
-      CommandGateway commands, AdmissionGate gate, JdbcTemplate jdbc, Clock clock) {
+      CommandGateway commands,
+      AdmissionGate gate,
+      JdbcTemplate jdbc,
+      PlatformTransactionManager transactions,
+      Clock clock) {
     this.commands = commands;
     this.gate = gate;
     this.jdbc = jdbc;
+    // The command's unit of work joins it: the event and the row commit together.
+    this.transaction = new TransactionTemplate(transactions);
     this.clock = clock;
   }
 
@@ -56,15 +68,10 @@ class ExtendingReservation {
     Instant now = clock.instant();
     // Milliseconds, as the gate keeps its times and as the expiry row compares them.
     Instant asked = now.plus(hold).truncatedTo(ChronoUnit.MILLIS);
+    // Each try in a transaction of its own: a lost race rolls its transaction back.
     Extension extension =
         RacedAppends.retried(
-            () -> commands.sendAndWait(new ExtendReservationCommand(reservationId, asked, now)));
-    if (extension.extended()) {
-      jdbc.update(
-          "insert ignore into reservation_expiry (reservation_id, due_at) values (?, ?)",
-          reservationId,
-          LocalDateTime.ofInstant(extension.expiresAt(), ZoneOffset.UTC));
-    }
+            () -> transaction.execute(status -> recorded(reservationId, asked, now)));
     Transition outcome =
         gate.extend(
             reservationId,
@@ -75,5 +82,28 @@ class ExtendingReservation {
       log.info("Gate did not follow the extension of {} yet ({})", reservationId, outcome);
     }
     return extension.expiresAt();
+  }
+
+  /**
+   * The extension's event, and the expiry row of a reservation that has none, in one transaction.
+   */
+  private Extension recorded(String reservationId, Instant asked, Instant now) {
+    Extension extension =
+        commands.sendAndWait(new ExtendReservationCommand(reservationId, asked, now));
+    if (extension.extended() && !hasExpiryRow(reservationId)) {
+      jdbc.update(
+          "insert ignore into reservation_expiry (reservation_id, due_at) values (?, ?)",
+          reservationId,
+          LocalDateTime.ofInstant(extension.expiresAt(), ZoneOffset.UTC));
+    }
+    return extension;
+  }
+
+  private boolean hasExpiryRow(String reservationId) {
+    return Boolean.TRUE.equals(
+        jdbc.queryForObject(
+            "select exists (select 1 from reservation_expiry where reservation_id = ?)",
+            Boolean.class,
+            reservationId));
   }
 }

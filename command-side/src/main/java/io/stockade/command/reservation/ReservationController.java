@@ -2,6 +2,7 @@ package io.stockade.command.reservation;
 
 import io.stockade.api.reservation.ReservationLine;
 import io.stockade.command.CommandProblems;
+import io.stockade.command.EventStoreOutage;
 import io.stockade.command.admission.AdmissionDecision;
 import io.stockade.command.ratelimit.RateLimits;
 import io.stockade.platform.logging.LoggingContext;
@@ -266,10 +267,8 @@ class ReservationController {
           reservingStock.reserve(
               request.reservationId(), request.userId(), lines, hold, limits.buckets());
     } catch (RecordingFailedException e) {
-      throw ProblemException.unavailable(
-          CommandProblems.EVENT_STORE_UNAVAILABLE,
-          "The reservation could not be recorded; nothing was sold. Retry with the same reservationId.",
-          1);
+      throw EventStoreOutage.unavailable(
+          "The reservation could not be recorded; nothing was sold. Retry with the same reservationId.");
     }
     return decision.accept(new ToResponse(request, lines, limits));
   }

@@ -111,7 +111,9 @@ class SkuController {
       description = "An identical repeat",
       useReturnTypeSchema = true)
   @Problem(status = 409, codes = CommandProblems.SKU_ALREADY_REGISTERED)
-  @Problem(status = 503, codes = CommandProblems.GATE_UNAVAILABLE)
+  @Problem(
+      status = 503,
+      codes = {CommandProblems.GATE_UNAVAILABLE, CommandProblems.EVENT_STORE_UNAVAILABLE})
   ResponseEntity<SkuResponse> register(
       @PathVariable @Identifier String skuId, @RequestBody @Valid RegisterSkuRequest request) {
     SkuState state;

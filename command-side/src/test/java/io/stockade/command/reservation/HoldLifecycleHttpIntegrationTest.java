@@ -213,6 +213,40 @@ class HoldLifecycleHttpIntegrationTest {
   }
 
   @Test
+  void anExtensionWhoseExpiryRowCannotBeWrittenIsNotRecordedAndItsRepeatWritesBoth() {
+    String id = "O-" + run;
+    ResponseEntity<JsonNode> reserved = reserve(id, "u-1", 1, 0, 60);
+    String gateEnd = String.valueOf(reservationInGate(id).get("expiresAt"));
+    // A reservation stored before expiry rows existed has none: the extension writes it.
+    jdbc.update("delete from reservation_expiry where reservation_id = ?", id);
+    String trigger = "refuse_expiry_" + run.replace('-', '_');
+    jdbc.execute(
+        "create trigger "
+            + trigger
+            + " before insert on reservation_expiry for each row if new.reservation_id = '"
+            + id
+            + "' then signal sqlstate '45000' set message_text = 'expiry row refused'; end if");
+    ResponseEntity<JsonNode> failed;
+    try {
+      failed = extend(id, 600);
+    } finally {
+      jdbc.execute("drop trigger " + trigger);
+    }
+
+    // Its row could not be written, so its event was not stored either: nothing to hide.
+    assertThat(failed.getStatusCode().is5xxServerError()).isTrue();
+    assertThat(events(id, "ReservationExtended")).isZero();
+    assertThat(reservationInGate(id)).containsEntry("expiresAt", gateEnd);
+
+    ResponseEntity<JsonNode> repeated = extend(id, 600);
+    assertThat(repeated.getStatusCode().value()).isEqualTo(200);
+    Instant extendedTo = Instant.parse(repeated.getBody().get("expiresAt").asString());
+    assertThat(extendedTo).isAfter(Instant.parse(reserved.getBody().get("expiresAt").asString()));
+    assertThat(events(id, "ReservationExtended")).isEqualTo(1);
+    assertThat(dueAt(id)).as("the expiry follows the extended hold").isEqualTo(extendedTo);
+  }
+
+  @Test
   void aPartialConfirmationAndAnExtensionWhoseGateStepsNeverHappenedReachTheGate() {
     String id = "O-" + run;
     reserve(id, "u-1", 3, 2, 60);
@@ -295,6 +329,10 @@ class HoldLifecycleHttpIntegrationTest {
 
   private int status(String path, String body) {
     return http.send(HttpMethod.POST, path, body).getStatusCode().value();
+  }
+
+  private Map<Object, Object> reservationInGate(String reservationId) {
+    return redis.opsForHash().entries("stockade:{g0}:reservation:" + reservationId);
   }
 
   private Map<Object, Object> counters(String sku) {

@@ -26,7 +26,8 @@ import org.springframework.transaction.support.TransactionTemplate;
 /**
  * The feed read by an account that may not list InnoDB's transactions (no {@code PROCESS}
  * privilege): it says so, and takes a hole as permanent only once the gap timeout has passed since
- * it first saw it, never at once.
+ * it first saw it, never at once. Nor may it see replication: the server, writable, is taken for
+ * the primary.
  */
 @SpringBootTest
 class EventFeedWithoutProcessPrivilegeIntegrationTest {
@@ -42,6 +43,7 @@ class EventFeedWithoutProcessPrivilegeIntegrationTest {
 
   private String run;
   private String user;
+  private JdbcTemplate restricted;
   private SettledHorizon horizon;
   private EventFeed feed;
 
@@ -54,8 +56,7 @@ class EventFeedWithoutProcessPrivilegeIntegrationTest {
     jdbc.execute("grant select on `" + database + "`.* to '" + user + "'@'%'");
     // Without the URL's options: creating the database if it does not exist is not permitted.
     String withoutOptions = url.contains("?") ? url.substring(0, url.indexOf('?')) : url;
-    JdbcTemplate restricted =
-        new JdbcTemplate(new DriverManagerDataSource(withoutOptions, user, "feed"));
+    restricted = new JdbcTemplate(new DriverManagerDataSource(withoutOptions, user, "feed"));
     horizon = new SettledHorizon(restricted, GAP_TIMEOUT, Duration.ofMillis(100));
     feed = new EventFeed(restricted, horizon);
   }
@@ -64,6 +65,13 @@ class EventFeedWithoutProcessPrivilegeIntegrationTest {
   void tearDown() {
     horizon.destroy();
     jdbc.execute("drop user if exists '" + user + "'@'%'");
+  }
+
+  @Test
+  void takesAWritableServerForThePrimaryWhenItMayNotSeeReplication() {
+    // The account may not run SHOW ALL SLAVES STATUS (or SHOW REPLICA STATUS): a warning, no
+    // refusal, since the server is not read-only.
+    assertThat(PrimaryServer.refusal(restricted)).isEmpty();
   }
 
   @Test
