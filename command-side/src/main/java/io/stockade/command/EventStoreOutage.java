@@ -2,6 +2,7 @@ package io.stockade.command;
 
 import io.stockade.platform.web.ProblemException;
 import io.stockade.platform.web.ProblemResponses;
+import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
 import java.sql.SQLTransientConnectionException;
 import org.slf4j.Logger;
@@ -51,6 +52,28 @@ public class EventStoreOutage {
     org.hibernate.exception.JDBCConnectionException.class
   })
   ResponseEntity<ProblemDetail> unreachable(Exception exception) {
+    return outage(exception);
+  }
+
+  /**
+   * Other JDBC failures, which Hibernate may wrap as generic ones: an SQL state of class 08
+   * (connection exception), or the pool's "Connection is closed" (HikariCP's, without a state: the
+   * pool evicted the transaction's connection when the database went away under it) is an outage;
+   * any other failure is the catch-all's 500.
+   */
+  @ExceptionHandler({SQLException.class, org.hibernate.JDBCException.class})
+  ResponseEntity<ProblemDetail> failed(Exception exception) {
+    for (Throwable cause = exception; cause != null; cause = cause.getCause()) {
+      if (cause instanceof SQLException sql
+          && (sql.getSQLState() != null && sql.getSQLState().startsWith("08")
+              || "Connection is closed".equals(sql.getMessage()))) {
+        return outage(exception);
+      }
+    }
+    return ProblemResponses.unexpected(exception);
+  }
+
+  private static ResponseEntity<ProblemDetail> outage(Exception exception) {
     log.warn("Command not stored, the database is unreachable: {}", exception.toString());
     return ProblemResponses.response(
         unavailable(

@@ -82,6 +82,13 @@ public class ProblemResponses extends ResponseEntityExceptionHandler {
 
   @ExceptionHandler(Exception.class)
   ResponseEntity<ProblemDetail> handleUnexpected(Exception exception) {
+    return unexpected(exception);
+  }
+
+  /**
+   * The catch-all's 500 {@code internal-error}, for an advice that takes a failure it cannot name.
+   */
+  public static ResponseEntity<ProblemDetail> unexpected(Exception exception) {
     log.error("Unexpected failure", exception);
     ProblemDetail problem =
         problem(
