@@ -209,7 +209,7 @@ class GateRebuild {
       layout.partitions().forEach(partition -> every.add(partition.tag()));
       DecisionDrain.Restore restore = drain.restoreOwed(epoch, every, RESTORE_DUE);
       List<DecisionDrain.Admitted> owed = admitted(image, placements, every);
-      afterOpen = () -> restore(drain, restore, owed);
+      afterOpen = () -> restoreUntilDone(drain, restore, owed, Thread::sleep);
     }
     for (RestoreWriter writer : writers) {
       writer.open(runId, layout);
@@ -376,8 +376,58 @@ class GateRebuild {
     return admitted;
   }
 
-  /** Gives the decision log back the admitted decisions of {@code restore}, then drops it. */
-  private static void restore(
+  /** Waits {@code millis} milliseconds: {@code Thread::sleep}, or a test's. */
+  @FunctionalInterface
+  interface Pause {
+    void pause(long millis) throws InterruptedException;
+  }
+
+  /**
+   * The first pause before a failed restore is tried again on the instance that rebuilt; each next
+   * one twice the last, at most {@link GateKeeper#MAX_BACKOFF}.
+   */
+  static final Duration RESTORE_RETRY = Duration.ofSeconds(1);
+
+  /**
+   * Gives the decision log back the admitted decisions of {@code restore}, trying again while it
+   * fails for as long as half of {@link #RESTORE_DUE}: right after a Redis restart the service's
+   * own connection may still be reconnecting (Lettuce's back-off) when the rebuilt gate opens on
+   * its new one, and the database may blink; such a failure must not leave the log short until the
+   * restore is overdue. Past that, any instance's take-up does it.
+   *
+   * @return whether it was done
+   */
+  static boolean restoreUntilDone(
+      DecisionDrain drain,
+      DecisionDrain.Restore restore,
+      List<DecisionDrain.Admitted> admitted,
+      Pause pause) {
+    long tries = RESTORE_DUE.dividedBy(2).toMillis();
+    long waited = 0;
+    long next = RESTORE_RETRY.toMillis();
+    while (!restore(drain, restore, admitted)) {
+      if (waited + next > tries) {
+        return false;
+      }
+      try {
+        pause.pause(next);
+      } catch (InterruptedException e) {
+        // The service is stopping: the restore stays owed for another instance.
+        Thread.currentThread().interrupt();
+        return false;
+      }
+      waited += next;
+      next = Math.min(next * 2, GateKeeper.MAX_BACKOFF.toMillis());
+    }
+    return true;
+  }
+
+  /**
+   * Gives the decision log back the admitted decisions of {@code restore}, then drops it.
+   *
+   * @return whether it was done; a failure leaves it owed
+   */
+  private static boolean restore(
       DecisionDrain drain, DecisionDrain.Restore restore, List<DecisionDrain.Admitted> admitted) {
     try {
       long started = System.nanoTime();
@@ -389,13 +439,14 @@ class GateRebuild {
           restore.epoch(),
           restored,
           Duration.ofNanos(System.nanoTime() - started).toMillis());
+      return true;
     } catch (DataAccessException e) {
       log.error(
           "Admitted decisions Redis lost not restored to the decision log now; the restore owed"
-              + " by the rebuild of gate epoch {} is taken up again within {}",
+              + " by the rebuild of gate epoch {} is tried again",
           restore.epoch(),
-          RESTORE_DUE,
           e);
+      return false;
     }
   }
 

@@ -475,6 +475,80 @@ class DecisionLogIntegrationTest {
   }
 
   /**
+   * A rebuild's restore that fails right after the gate opens (the service's own Redis connection
+   * still reconnecting after the restart, the database blinking) is tried again by the instance
+   * that rebuilt, after a pause that doubles, until it is done, not left until it is overdue (two
+   * minutes, then the next check of the owed restores); one that keeps failing stops trying within
+   * half of that, still owed, for any instance's take-up.
+   */
+  @Test
+  void aRestoreThatFailsRightAfterTheGateOpensIsTriedAgainUntilDone() {
+    String sku = register("retried", 5, null);
+    String id = "T-" + run + "-1";
+    reserveUntilAnswered(0, id, "u-1", sku, 1);
+    drain();
+    Map<String, Object> logged =
+        jdbc.queryForMap(
+            "select * from gate_decision where reservation_id = ? and outcome = 'ADMITTED'", id);
+    // As if Redis had lost it before the drain moved it.
+    jdbc.update("delete from gate_decision where reservation_id = ?", id);
+    GateLayout layout = instances.get(0).getBean(GateLayout.class);
+    long epoch = ((Number) logged.get("epoch")).longValue();
+    DecisionDrain drain = instances.get(0).getBean(DecisionDrain.class);
+    DecisionDrain.Restore restore =
+        drain.restoreOwed(
+            epoch + 1, java.util.Set.of(layout.partition(0).tag()), GateRebuild.RESTORE_DUE);
+    List<DecisionDrain.Admitted> admitted =
+        List.of(
+            new DecisionDrain.Admitted(
+                layout.partition(0),
+                id,
+                "u-1",
+                new io.stockade.api.reservation.ReservationLine(sku, 1),
+                ((Number) logged.get("sequence")).longValue(),
+                epoch,
+                java.time.Instant.ofEpochMilli(((Number) logged.get("decided_at")).longValue())));
+    StringRedisTemplate redis = instances.get(0).getBean(StringRedisTemplate.class);
+    // The partition's stream unreadable (another type under its key): every try fails.
+    redis.delete(PARTITION_STREAM);
+    redis.opsForValue().set(PARTITION_STREAM, "not a stream");
+    List<Long> pauses = new ArrayList<>();
+    try {
+      assertThat(GateRebuild.restoreUntilDone(drain, restore, admitted, pauses::add))
+          .as("a restore that keeps failing")
+          .isFalse();
+      assertThat(pauses).as("pauses that double").startsWith(1_000L, 2_000L, 4_000L);
+      assertThat(pauses.stream().mapToLong(Long::longValue).sum())
+          .as("tried for at most half of the time before it is due")
+          .isLessThanOrEqualTo(GateRebuild.RESTORE_DUE.dividedBy(2).toMillis());
+      assertThat(owedRestores()).as("still owed, for the take-up").isNotEmpty();
+
+      pauses.clear();
+      // Readable again after the first pause, as a connection that came back.
+      assertThat(
+              GateRebuild.restoreUntilDone(
+                  drain,
+                  restore,
+                  admitted,
+                  millis -> {
+                    pauses.add(millis);
+                    redis.delete(PARTITION_STREAM);
+                  }))
+          .as("a restore that fails once")
+          .isTrue();
+    } finally {
+      redis.delete(PARTITION_STREAM);
+    }
+    assertThat(pauses).containsExactly(1_000L);
+    assertThat(owedRestores()).as("done, no longer owed").isEmpty();
+    assertThat(
+            jdbc.queryForList(
+                "select outcome from gate_decision where reservation_id = ?", String.class, id))
+        .as("the lost decision back in the log, once")
+        .containsExactly("ADMITTED");
+  }
+
+  /**
    * A sale through a Redis killed and restarted from a copy of its data taken while the sale went
    * on (an operator's failover to a lagging replica, a restart from a snapshot): the units exact,
    * and every admitted reservation in the decision log once, with sequence numbers that never
