@@ -83,10 +83,6 @@ class GateFollower implements StreamFold {
     }
   }
 
-  /**
-   * A confirmation sells the units it names; when they are fewer than reserved, the gate gives the
-   * rest back in the same step (the StockReleased NOT_CONFIRMED that follows is that same step).
-   */
   @Override
   public void on(StockReserved event) {
     // The request that recorded it was admitted by the gate first: the gate holds it already.
@@ -97,6 +93,10 @@ class GateFollower implements StreamFold {
     // The recovery that abandons an admission gives its units back in the gate itself.
   }
 
+  /**
+   * A confirmation sells the units it names; when they are fewer than reserved, the gate gives the
+   * rest back in the same step (the StockReleased NOT_CONFIRMED that follows is that same step).
+   */
   @Override
   public void on(StockConfirmed event) {
     reserved(event.reservationId())
