@@ -3,6 +3,7 @@ package io.stockade.command;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noMethods;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 import com.tngtech.archunit.base.DescribedPredicate;
@@ -13,8 +14,12 @@ import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.lang.ArchRule;
 import com.tngtech.archunit.library.dependencies.SliceAssignment;
 import com.tngtech.archunit.library.dependencies.SliceIdentifier;
+import io.stockade.api.StreamFold;
 import io.stockade.command.admission.AdmissionGate;
+import java.util.List;
 import java.util.Set;
+import org.axonframework.eventhandling.EventHandler;
+import org.axonframework.eventsourcing.EventSourcingHandler;
 
 @AnalyzeClasses(packages = "io.stockade", importOptions = ImportOption.DoNotIncludeTests.class)
 class ArchitectureTest {
@@ -96,4 +101,23 @@ class ArchitectureTest {
     }
     return outer;
   }
+
+  /**
+   * Axon hands an event to one handler per stream, which applies the stream's fold: a handler of
+   * one event would be a fold the compiler cannot check for completeness.
+   */
+  @ArchTest
+  static final ArchRule eventHandlersTakeAWholeStream =
+      noMethods()
+          .that()
+          .areAnnotatedWith(EventHandler.class)
+          .or()
+          .areAnnotatedWith(EventSourcingHandler.class)
+          .should()
+          .haveRawParameterTypes(
+              DescribedPredicate.describe(
+                  "one event of a stream",
+                  (List<JavaClass> types) ->
+                      types.stream()
+                          .anyMatch(type -> StreamFold.EVENTS.containsKey(type.getName()))));
 }

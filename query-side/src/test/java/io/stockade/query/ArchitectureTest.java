@@ -1,11 +1,18 @@
 package io.stockade.query;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noMethods;
 
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.junit.AnalyzeClasses;
 import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.lang.ArchRule;
+import io.stockade.api.StreamFold;
+import java.util.List;
+import org.axonframework.eventhandling.EventHandler;
+import org.axonframework.eventsourcing.EventSourcingHandler;
 
 @AnalyzeClasses(packages = "io.stockade", importOptions = ImportOption.DoNotIncludeTests.class)
 class ArchitectureTest {
@@ -31,4 +38,23 @@ class ArchitectureTest {
           .orShould()
           .dependOnClassesThat()
           .haveFullyQualifiedName("org.axonframework.commandhandling.gateway.CommandGateway");
+
+  /**
+   * Axon hands an event to one handler per stream, which applies the stream's fold: a handler of
+   * one event would be a fold the compiler cannot check for completeness.
+   */
+  @ArchTest
+  static final ArchRule eventHandlersTakeAWholeStream =
+      noMethods()
+          .that()
+          .areAnnotatedWith(EventHandler.class)
+          .or()
+          .areAnnotatedWith(EventSourcingHandler.class)
+          .should()
+          .haveRawParameterTypes(
+              DescribedPredicate.describe(
+                  "one event of a stream",
+                  (List<JavaClass> types) ->
+                      types.stream()
+                          .anyMatch(type -> StreamFold.EVENTS.containsKey(type.getName()))));
 }

@@ -1,5 +1,6 @@
 package io.stockade.command.admission;
 
+import io.stockade.api.StreamFold;
 import io.stockade.api.reservation.ReservationAbandoned;
 import io.stockade.api.reservation.ReservationExtended;
 import io.stockade.api.reservation.ReservationLine;
@@ -24,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * <p>It holds what the gate will hold and no more, whatever the length of the record: a reservation
  * that ended before the retention is forgotten as soon as its end is folded.
  */
-final class GateImage {
+final class GateImage implements StreamFold {
 
   private static final Logger log = LoggerFactory.getLogger(GateImage.class);
 
@@ -115,58 +116,77 @@ final class GateImage {
   /** Folds one event of the record, in the record's order. */
   void apply(Object event) {
     events++;
-    if (event instanceof SkuRegistered registered) {
-      Sku sku = new Sku();
-      sku.available = registered.initialStock();
-      sku.limit = registered.perUserLimit() == null ? -1 : registered.perUserLimit();
-      sku.buckets = registered.bucketCount();
-      skus.put(registered.skuId(), sku);
-    } else if (event instanceof StockReplenished replenished) {
-      Sku sku = sku(replenished.skuId());
-      sku.available += replenished.quantity();
-      sku.replenishments.put(replenished.replenishmentId(), (long) replenished.quantity());
-    } else if (event instanceof StockReserved reserved) {
-      Intent intent = new Intent();
-      intent.reservationId = reserved.reservationId();
-      intent.state = "RESERVED";
-      intent.userId = reserved.userId();
-      intent.lines = reserved.lines();
-      intent.sequence = reserved.admissionSequence();
-      intent.epoch = reserved.gateEpoch();
-      intent.admittedAt = reserved.reservedAt();
-      intent.reservedUntil = reserved.expiresAt();
-      intent.expiresAt = reserved.expiresAt();
-      intents.put(reserved.reservationId(), intent);
-      sequence = Math.max(sequence, reserved.admissionSequence());
-      for (ReservationLine line : reserved.lines()) {
+    StreamFold.apply(event, this);
+  }
+
+  @Override
+  public void on(SkuRegistered registered) {
+    Sku sku = new Sku();
+    sku.available = registered.initialStock();
+    sku.limit = registered.perUserLimit() == null ? -1 : registered.perUserLimit();
+    sku.buckets = registered.bucketCount();
+    skus.put(registered.skuId(), sku);
+  }
+
+  @Override
+  public void on(StockReplenished replenished) {
+    Sku sku = sku(replenished.skuId());
+    sku.available += replenished.quantity();
+    sku.replenishments.put(replenished.replenishmentId(), (long) replenished.quantity());
+  }
+
+  @Override
+  public void on(StockReserved reserved) {
+    Intent intent = new Intent();
+    intent.reservationId = reserved.reservationId();
+    intent.state = "RESERVED";
+    intent.userId = reserved.userId();
+    intent.lines = reserved.lines();
+    intent.sequence = reserved.admissionSequence();
+    intent.epoch = reserved.gateEpoch();
+    intent.admittedAt = reserved.reservedAt();
+    intent.reservedUntil = reserved.expiresAt();
+    intent.expiresAt = reserved.expiresAt();
+    intents.put(reserved.reservationId(), intent);
+    sequence = Math.max(sequence, reserved.admissionSequence());
+    for (ReservationLine line : reserved.lines()) {
+      Sku sku = sku(line.skuId());
+      sku.available -= line.quantity();
+      sku.reserved += line.quantity();
+      sku.holders.merge(reserved.userId(), (long) line.quantity(), Long::sum);
+    }
+  }
+
+  @Override
+  public void on(ReservationExtended extended) {
+    Intent intent = intents.get(extended.reservationId());
+    if (intent != null
+        && "RESERVED".equals(intent.state)
+        && extended.expiresAt().isAfter(intent.expiresAt)) {
+      intent.expiresAt = extended.expiresAt();
+    }
+  }
+
+  @Override
+  public void on(StockConfirmed confirmed) {
+    Intent intent = end(confirmed.reservationId(), "CONFIRMED", confirmed.confirmedAt());
+    if (intent != null) {
+      // The units sold: every reserved one, or fewer (a partial confirmation, whose rest the
+      // StockReleased NOT_CONFIRMED right after gives back).
+      for (ReservationLine line : confirmed.lines()) {
         Sku sku = sku(line.skuId());
-        sku.available -= line.quantity();
-        sku.reserved += line.quantity();
-        sku.holders.merge(reserved.userId(), (long) line.quantity(), Long::sum);
+        sku.reserved -= line.quantity();
+        sku.sold += line.quantity();
       }
-    } else if (event instanceof ReservationExtended extended) {
-      Intent intent = intents.get(extended.reservationId());
-      if (intent != null
-          && "RESERVED".equals(intent.state)
-          && extended.expiresAt().isAfter(intent.expiresAt)) {
-        intent.expiresAt = extended.expiresAt();
+      if (!confirmed.lines().equals(intent.lines)) {
+        intent.confirmed = confirmed.lines();
       }
-    } else if (event instanceof StockConfirmed confirmed) {
-      Intent intent = end(confirmed.reservationId(), "CONFIRMED", confirmed.confirmedAt());
-      if (intent != null) {
-        // The units sold: every reserved one, or fewer (a partial confirmation, whose rest the
-        // StockReleased NOT_CONFIRMED right after gives back).
-        for (ReservationLine line : confirmed.lines()) {
-          Sku sku = sku(line.skuId());
-          sku.reserved -= line.quantity();
-          sku.sold += line.quantity();
-        }
-        if (!confirmed.lines().equals(intent.lines)) {
-          intent.confirmed = confirmed.lines();
-        }
-      }
-    } else if (event instanceof StockReleased released
-        && StockReleased.NOT_CONFIRMED.equals(released.reason())) {
+    }
+  }
+
+  @Override
+  public void on(StockReleased released) {
+    if (StockReleased.NOT_CONFIRMED.equals(released.reason())) {
       // The rest of a partial confirmation: the reservation stays confirmed (and its intent may be
       // forgotten already), these units are available again and no longer the user's.
       for (ReservationLine line : released.lines()) {
@@ -178,25 +198,28 @@ final class GateImage {
           sku.holders.remove(released.userId());
         }
       }
-    } else if (event instanceof StockReleased released) {
-      Intent intent = end(released.reservationId(), "RELEASED", released.releasedAt());
-      if (intent != null) {
-        intent.reason = released.reason();
-        for (ReservationLine line : intent.lines) {
-          Sku sku = sku(line.skuId());
-          sku.reserved -= line.quantity();
-          sku.available += line.quantity();
-          long held = sku.holders.merge(intent.userId, (long) -line.quantity(), Long::sum);
-          if (held <= 0) {
-            sku.holders.remove(intent.userId);
-          }
+      return;
+    }
+    Intent intent = end(released.reservationId(), "RELEASED", released.releasedAt());
+    if (intent != null) {
+      intent.reason = released.reason();
+      for (ReservationLine line : intent.lines) {
+        Sku sku = sku(line.skuId());
+        sku.reserved -= line.quantity();
+        sku.available += line.quantity();
+        long held = sku.holders.merge(intent.userId, (long) -line.quantity(), Long::sum);
+        if (held <= 0) {
+          sku.holders.remove(intent.userId);
         }
       }
-    } else if (event instanceof ReservationAbandoned abandoned) {
-      // Never counted: its units were given back. A late retry of the id is admitted again and
-      // then refused by the record; the recovery sweeper gives those units back too.
-      sequence = Math.max(sequence, abandoned.admissionSequence());
     }
+  }
+
+  @Override
+  public void on(ReservationAbandoned abandoned) {
+    // Never counted: its units were given back. A late retry of the id is admitted again and
+    // then refused by the record; the recovery sweeper gives those units back too.
+    sequence = Math.max(sequence, abandoned.admissionSequence());
   }
 
   /** The intents to write: live ones, and ended ones still inside the retention. */

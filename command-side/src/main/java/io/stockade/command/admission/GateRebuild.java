@@ -1,14 +1,8 @@
 package io.stockade.command.admission;
 
 import io.lettuce.core.cluster.SlotHash;
-import io.stockade.api.reservation.ReservationAbandoned;
-import io.stockade.api.reservation.ReservationExtended;
+import io.stockade.api.StreamFold;
 import io.stockade.api.reservation.ReservationLine;
-import io.stockade.api.reservation.StockConfirmed;
-import io.stockade.api.reservation.StockReleased;
-import io.stockade.api.reservation.StockReserved;
-import io.stockade.api.sku.SkuRegistered;
-import io.stockade.api.sku.StockReplenished;
 import io.stockade.command.admission.GateLayout.Partition;
 import io.stockade.platform.concurrent.DaemonThreads;
 import io.stockade.platform.eventstore.EventTableFold;
@@ -28,8 +22,6 @@ import java.util.concurrent.FutureTask;
 import java.util.function.Function;
 import java.util.function.LongConsumer;
 import java.util.function.ToIntFunction;
-import java.util.stream.Collectors;
-import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -51,18 +43,6 @@ class GateRebuild {
 
   /** How often the fold hears the lease, in events. */
   private static final int EVENTS_BETWEEN_RENEWALS = 1000;
-
-  /** The payloads the gate is built from, by class name. */
-  private static final Map<String, Class<?>> GATE_EVENTS =
-      Stream.of(
-              SkuRegistered.class,
-              StockReplenished.class,
-              StockReserved.class,
-              StockConfirmed.class,
-              StockReleased.class,
-              ReservationExtended.class,
-              ReservationAbandoned.class)
-          .collect(Collectors.toMap(Class::getName, type -> type));
 
   private final EventTableFold events;
   private final GateLayout layout;
@@ -301,7 +281,7 @@ class GateRebuild {
     // The event table read directly (a plain scan's pace, not Axon's readEvents'); events that
     // commit while it reads are read if they come after what it has read, as with readEvents.
     events.foldPayloads(
-        GATE_EVENTS,
+        StreamFold.EVENTS,
         event -> {
           image.apply(event.payload());
           if (image.events % EVENTS_BETWEEN_RENEWALS == 0) {

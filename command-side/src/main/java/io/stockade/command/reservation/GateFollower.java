@@ -1,9 +1,13 @@
 package io.stockade.command.reservation;
 
+import io.stockade.api.StreamFold;
+import io.stockade.api.reservation.ReservationAbandoned;
+import io.stockade.api.reservation.ReservationEvent;
 import io.stockade.api.reservation.ReservationExtended;
 import io.stockade.api.reservation.StockConfirmed;
 import io.stockade.api.reservation.StockReleased;
 import io.stockade.api.reservation.StockReserved;
+import io.stockade.api.sku.SkuEvent;
 import io.stockade.api.sku.SkuRegistered;
 import io.stockade.api.sku.StockReplenished;
 import io.stockade.command.admission.AdmissionGate;
@@ -28,7 +32,7 @@ import org.springframework.stereotype.Component;
  */
 @Component
 @ProcessingGroup(GateFollower.PROCESSING_GROUP)
-class GateFollower {
+class GateFollower implements StreamFold {
 
   static final String PROCESSING_GROUP = "gate-follower";
 
@@ -42,9 +46,19 @@ class GateFollower {
     this.stored = stored;
   }
 
-  /** Seeds a SKU whose registration's own gate update never happened (seeding is idempotent). */
   @EventHandler
-  void on(SkuRegistered event) {
+  void on(SkuEvent event) {
+    event.applyTo(this);
+  }
+
+  @EventHandler
+  void on(ReservationEvent event) {
+    event.applyTo(this);
+  }
+
+  /** Seeds a SKU whose registration's own gate update never happened (seeding is idempotent). */
+  @Override
+  public void on(SkuRegistered event) {
     try {
       gate.register(event.skuId(), event.initialStock(), event.perUserLimit(), event.bucketCount());
     } catch (GateUnavailableException e) {
@@ -53,8 +67,8 @@ class GateFollower {
   }
 
   /** Applies a replenishment whose own gate update never happened (once per replenishment id). */
-  @EventHandler
-  void on(StockReplenished event) {
+  @Override
+  public void on(StockReplenished event) {
     Replenishment outcome =
         gate.replenish(event.skuId(), event.replenishmentId(), event.quantity());
     if (outcome == Replenishment.UNAVAILABLE) {
@@ -69,12 +83,22 @@ class GateFollower {
     }
   }
 
+  @Override
+  public void on(StockReserved event) {
+    // The request that recorded it was admitted by the gate first: the gate holds it already.
+  }
+
+  @Override
+  public void on(ReservationAbandoned event) {
+    // The recovery that abandons an admission gives its units back in the gate itself.
+  }
+
   /**
    * A confirmation sells the units it names; when they are fewer than reserved, the gate gives the
    * rest back in the same step (the StockReleased NOT_CONFIRMED that follows is that same step).
    */
-  @EventHandler
-  void on(StockConfirmed event) {
+  @Override
+  public void on(StockConfirmed event) {
     reserved(event.reservationId())
         .ifPresent(
             reserved ->
@@ -88,8 +112,8 @@ class GateFollower {
   }
 
   /** The gate's copy of the hold's end, which it answers a retry with. */
-  @EventHandler
-  void on(ReservationExtended event) {
+  @Override
+  public void on(ReservationExtended event) {
     reserved(event.reservationId())
         .ifPresent(
             reserved -> {
@@ -109,8 +133,8 @@ class GateFollower {
             });
   }
 
-  @EventHandler
-  void on(StockReleased event) {
+  @Override
+  public void on(StockReleased event) {
     if (StockReleased.NOT_CONFIRMED.equals(event.reason())) {
       // The rest of a partial confirmation: the confirmation's step gave these units back.
       return;

@@ -108,9 +108,9 @@ class RecoveringUnrecordedAdmissions {
       return;
     }
     Optional<Object> first = stored.first(reservationId);
-    if (first.isPresent()
-        && first.get() instanceof StockReserved reserved
-        && admission.is(reserved.admissionSequence(), reserved.gateEpoch())) {
+    Optional<StockReserved> reserved = first.flatMap(ReservationRecord::reservedIn);
+    if (reserved.isPresent()
+        && admission.is(reserved.get().admissionSequence(), reserved.get().gateEpoch())) {
       gate.recorded(pending, admission);
       return;
     }

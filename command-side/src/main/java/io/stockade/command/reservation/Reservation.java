@@ -38,7 +38,7 @@ import org.axonframework.spring.stereotype.Aggregate;
  * hot SKU do not contend here.
  */
 @Aggregate
-class Reservation {
+class Reservation implements ReservationEvent.Fold {
 
   enum Status {
     RESERVED,
@@ -291,8 +291,17 @@ class Reservation {
     }
   }
 
+  /**
+   * The one handler Axon resolves for the stream: the event goes on to this aggregate's fold method
+   * for its type, which the compiler checks there is.
+   */
   @EventSourcingHandler
-  void on(StockReserved event) {
+  void on(ReservationEvent event) {
+    event.applyTo(this);
+  }
+
+  @Override
+  public void on(StockReserved event) {
     streamId = ReservationEvent.streamId(event.reservationId());
     reservationId = event.reservationId();
     userId = event.userId();
@@ -303,26 +312,26 @@ class Reservation {
     expiresAt = event.expiresAt();
   }
 
-  @EventSourcingHandler
-  void on(ReservationExtended event) {
+  @Override
+  public void on(ReservationExtended event) {
     expiresAt = event.expiresAt();
   }
 
-  @EventSourcingHandler
-  void on(ReservationAbandoned event) {
+  @Override
+  public void on(ReservationAbandoned event) {
     streamId = ReservationEvent.streamId(event.reservationId());
     reservationId = event.reservationId();
     status = Status.ABANDONED;
   }
 
-  @EventSourcingHandler
-  void on(StockConfirmed event) {
+  @Override
+  public void on(StockConfirmed event) {
     status = Status.CONFIRMED;
     confirmedLines = event.lines();
   }
 
-  @EventSourcingHandler
-  void on(StockReleased event) {
+  @Override
+  public void on(StockReleased event) {
     // The units a partial confirmation leaves: the reservation stays confirmed.
     if (status != Status.CONFIRMED) {
       status = Status.RELEASED;

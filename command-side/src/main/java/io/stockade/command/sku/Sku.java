@@ -24,7 +24,7 @@ import org.axonframework.spring.stereotype.Aggregate;
  * does not serialize its buyers here.
  */
 @Aggregate
-class Sku {
+class Sku implements SkuEvent.Fold {
 
   /** The SKU's stream: {@link SkuEvent#streamId}, never a reservation's. */
   @AggregateIdentifier private String streamId;
@@ -73,14 +73,23 @@ class Sku {
     return state(false);
   }
 
+  /**
+   * The one handler Axon resolves for the stream: the event goes on to this aggregate's fold method
+   * for its type, which the compiler checks there is.
+   */
   @EventSourcingHandler
-  void on(StockReplenished event) {
+  void on(SkuEvent event) {
+    event.applyTo(this);
+  }
+
+  @Override
+  public void on(StockReplenished event) {
     replenishments.put(event.replenishmentId(), event.quantity());
     totalStock += event.quantity();
   }
 
-  @EventSourcingHandler
-  void on(SkuRegistered event) {
+  @Override
+  public void on(SkuRegistered event) {
     streamId = SkuEvent.streamId(event.skuId());
     skuId = event.skuId();
     initialStock = event.initialStock();

@@ -1,6 +1,8 @@
 package io.stockade.query.reconciliation;
 
-import io.stockade.api.reservation.ReservationEvent;
+import io.stockade.api.StreamFold;
+import io.stockade.api.reservation.ReservationAbandoned;
+import io.stockade.api.reservation.ReservationExtended;
 import io.stockade.api.reservation.ReservationLine;
 import io.stockade.api.reservation.StockConfirmed;
 import io.stockade.api.reservation.StockReleased;
@@ -13,7 +15,6 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
-import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.axonframework.eventhandling.GapAwareTrackingToken;
 import org.axonframework.eventhandling.TrackedEventMessage;
@@ -65,15 +66,6 @@ class EventStoreFold {
    */
   record Changes(Set<String> reservationIds, Set<String> skuIds) {}
 
-  private static final Map<String, Class<?>> STOCK_EVENTS =
-      Stream.of(
-              SkuRegistered.class,
-              StockReplenished.class,
-              StockReserved.class,
-              StockConfirmed.class,
-              StockReleased.class)
-          .collect(Collectors.toMap(Class::getName, type -> type));
-
   private final EventStorageEngine storage;
   private final EventTableFold table;
   private final TransactionTemplate readOnly;
@@ -86,6 +78,11 @@ class EventStoreFold {
   private Set<String> changedReservations = new HashSet<>();
   private Set<String> changedSkus = new HashSet<>();
 
+  /** The first fold's: it reads everything, so it remembers no changes. */
+  private final Sums sums = new Sums(false);
+
+  private final Sums changes = new Sums(true);
+
   EventStoreFold(
       EventStorageEngine storage, EventTableFold table, PlatformTransactionManager transactions) {
     this.storage = storage;
@@ -97,7 +94,8 @@ class EventStoreFold {
   /** Reads the events stored since the last call and answers the numbers up to the newest. */
   synchronized Snapshot catchUp() {
     if (position == null) {
-      position = table.foldPayloads(STOCK_EVENTS, event -> apply(event.payload()));
+      position =
+          table.foldPayloads(StreamFold.EVENTS, event -> StreamFold.apply(event.payload(), sums));
     }
     readOnly.executeWithoutResult(
         status -> {
@@ -125,37 +123,78 @@ class EventStoreFold {
   }
 
   private void apply(TrackedEventMessage<?> event) {
-    Object payload = event.getPayload();
-    apply(payload);
-    if (payload instanceof ReservationEvent reservation) {
-      changedReservations.add(reservation.reservationId());
-    } else if (payload instanceof SkuRegistered registered) {
-      changedSkus.add(registered.skuId());
-    } else if (payload instanceof StockReplenished replenished) {
-      changedSkus.add(replenished.skuId());
-    }
+    StreamFold.apply(event.getPayload(), changes);
     position = event.trackingToken();
   }
 
-  private void apply(Object payload) {
-    if (payload instanceof SkuRegistered registered) {
-      add(registered.skuId(), registered.initialStock(), 0, 0);
-    } else if (payload instanceof StockReplenished replenished) {
-      add(replenished.skuId(), replenished.quantity(), 0, 0);
-    } else if (payload instanceof StockReserved reserved) {
-      for (ReservationLine line : reserved.lines()) {
+  /** Adds each event's stock to the numbers; a later check's also remembers what it changed. */
+  private final class Sums implements StreamFold {
+
+    private final boolean remembersChanges;
+
+    Sums(boolean remembersChanges) {
+      this.remembersChanges = remembersChanges;
+    }
+
+    @Override
+    public void on(SkuRegistered event) {
+      add(event.skuId(), event.initialStock(), 0, 0);
+      changedSku(event.skuId());
+    }
+
+    @Override
+    public void on(StockReplenished event) {
+      add(event.skuId(), event.quantity(), 0, 0);
+      changedSku(event.skuId());
+    }
+
+    @Override
+    public void on(StockReserved event) {
+      for (ReservationLine line : event.lines()) {
         add(line.skuId(), 0, line.quantity(), 0);
       }
-    } else if (payload instanceof StockConfirmed confirmed) {
-      for (ReservationLine line : confirmed.lines()) {
+      changedReservation(event.reservationId());
+    }
+
+    @Override
+    public void on(StockConfirmed event) {
+      for (ReservationLine line : event.lines()) {
         add(line.skuId(), 0, -line.quantity(), line.quantity());
       }
-    } else if (payload instanceof StockReleased released) {
-      for (ReservationLine line : released.lines()) {
+      changedReservation(event.reservationId());
+    }
+
+    @Override
+    public void on(StockReleased event) {
+      for (ReservationLine line : event.lines()) {
         add(line.skuId(), 0, -line.quantity(), 0);
       }
+      changedReservation(event.reservationId());
     }
-    // ReservationAbandoned: an admission never recorded; it changed no stock in the record.
+
+    @Override
+    public void on(ReservationExtended event) {
+      // A longer hold of the same units: no numbers change; the gate's intent does.
+      changedReservation(event.reservationId());
+    }
+
+    @Override
+    public void on(ReservationAbandoned event) {
+      // An admission never recorded: it changed no stock in the record.
+      changedReservation(event.reservationId());
+    }
+
+    private void changedSku(String skuId) {
+      if (remembersChanges) {
+        changedSkus.add(skuId);
+      }
+    }
+
+    private void changedReservation(String reservationId) {
+      if (remembersChanges) {
+        changedReservations.add(reservationId);
+      }
+    }
   }
 
   private void add(String skuId, long total, long reserved, long sold) {

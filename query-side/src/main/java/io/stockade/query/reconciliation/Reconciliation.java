@@ -3,7 +3,10 @@ package io.stockade.query.reconciliation;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.stockade.api.StreamFold;
+import io.stockade.api.reservation.ReservationAbandoned;
 import io.stockade.api.reservation.ReservationEvent;
+import io.stockade.api.reservation.ReservationExtended;
 import io.stockade.api.reservation.ReservationLine;
 import io.stockade.api.reservation.StockConfirmed;
 import io.stockade.api.reservation.StockReleased;
@@ -164,6 +167,48 @@ class Reconciliation {
 
     Recorded withGivenBack(long index) {
       return new Recorded(reserved, confirmed, confirmedAt, sold, released, releasedAt, index);
+    }
+  }
+
+  /** What one event of a reservation adds to its {@link Recorded}. */
+  private static final class Recording implements ReservationEvent.Fold {
+
+    private final long index;
+    private final Instant at;
+    private Recorded after;
+
+    Recording(Recorded before, long index, Instant at) {
+      this.after = before;
+      this.index = index;
+      this.at = at;
+    }
+
+    @Override
+    public void on(StockReserved event) {
+      after = after.withReserved(index);
+    }
+
+    @Override
+    public void on(StockConfirmed event) {
+      after = after.withConfirmed(index, at, units(event.lines()));
+    }
+
+    @Override
+    public void on(StockReleased event) {
+      after =
+          StockReleased.NOT_CONFIRMED.equals(event.reason())
+              ? after.withGivenBack(index)
+              : after.withReleased(index, at);
+    }
+
+    @Override
+    public void on(ReservationExtended event) {
+      // Not read (see recorded): the hold's end is no part of what the record explains.
+    }
+
+    @Override
+    public void on(ReservationAbandoned event) {
+      // Not read (see recorded): an abandoned admission reserved nothing in the record.
     }
   }
 
@@ -507,7 +552,8 @@ class Reconciliation {
 
   /**
    * The stock events of these reservations in the event store, by global index; a confirmation's
-   * and a release's payloads are read for the units sold and the reason.
+   * and a release's payloads are read for the units sold and the reason (a reservation's is not:
+   * its index is all it adds).
    */
   private Map<String, Recorded> recorded(List<String> reservationIds) {
     Map<String, Recorded> recorded = new HashMap<>();
@@ -544,14 +590,9 @@ class Reconciliation {
                   serializer.deserialize(
                       new SimpleSerializedObject<>(
                           rs.getBytes(5), byte[].class, type, rs.getString(6)));
-              if (payload instanceof StockConfirmed confirmed) {
-                after = before.withConfirmed(index, at, units(confirmed.lines()));
-              } else if (payload instanceof StockReleased released
-                  && StockReleased.NOT_CONFIRMED.equals(released.reason())) {
-                after = before.withGivenBack(index);
-              } else {
-                after = before.withReleased(index, at);
-              }
+              Recording recording = new Recording(before, index, at);
+              StreamFold.reservationEvent(payload).applyTo(recording);
+              after = recording.after;
             }
             recorded.put(id, after);
           });

@@ -1,12 +1,8 @@
 package io.stockade.query.reservation;
 
 import io.stockade.api.reservation.FindReservationQuery;
-import io.stockade.api.reservation.ReservationAbandoned;
-import io.stockade.api.reservation.ReservationExtended;
+import io.stockade.api.reservation.ReservationEvent;
 import io.stockade.api.reservation.ReservationView;
-import io.stockade.api.reservation.StockConfirmed;
-import io.stockade.api.reservation.StockReleased;
-import io.stockade.api.reservation.StockReserved;
 import java.time.Instant;
 import java.util.Optional;
 import org.axonframework.config.ProcessingGroup;
@@ -36,48 +32,8 @@ class ReservationProjection {
   }
 
   @EventHandler
-  void on(StockReserved event, @SequenceNumber long sequence, @Timestamp Instant at) {
-    rows.create(
-        event.reservationId(),
-        event.userId(),
-        ReservationRows.Status.RESERVED,
-        event.lines(),
-        event.reservedAt(),
-        event.expiresAt(),
-        null,
-        null,
-        sequence,
-        at);
-  }
-
-  @EventHandler
-  void on(ReservationAbandoned event, @SequenceNumber long sequence, @Timestamp Instant at) {
-    rows.create(
-        event.reservationId(),
-        event.userId(),
-        ReservationRows.Status.ABANDONED,
-        event.lines(),
-        event.abandonedAt(),
-        null,
-        event.abandonedAt(),
-        ReservationAbandoned.REASON,
-        sequence,
-        at);
-  }
-
-  @EventHandler
-  void on(ReservationExtended event, @SequenceNumber long sequence, @Timestamp Instant at) {
-    rows.extend(event.reservationId(), event.expiresAt(), sequence, at);
-  }
-
-  @EventHandler
-  void on(StockConfirmed event, @SequenceNumber long sequence, @Timestamp Instant at) {
-    rows.confirm(event.reservationId(), event.confirmedAt(), event.lines(), sequence, at);
-  }
-
-  @EventHandler
-  void on(StockReleased event, @SequenceNumber long sequence, @Timestamp Instant at) {
-    rows.release(event.reservationId(), event.releasedAt(), event.reason(), sequence, at);
+  void on(ReservationEvent event, @SequenceNumber long sequence, @Timestamp Instant at) {
+    ReservationChanges.apply(event, sequence, at, rows);
   }
 
   @ResetHandler

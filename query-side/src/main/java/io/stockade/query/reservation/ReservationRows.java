@@ -43,7 +43,7 @@ import tools.jackson.databind.json.JsonMapper;
  * greater than the row's {@code last_sequence}.
  */
 @Repository
-class ReservationRows {
+class ReservationRows implements ReservationChanges.Target {
 
   /** A reservation's state as stored; {@link #ABANDONED} is shown as RELEASED by the API. */
   enum Status {
@@ -110,7 +110,8 @@ class ReservationRows {
    * Creates the row of a reservation; does nothing when it exists (a stream's first event is the
    * only one that creates, so an existing row has applied it or a later one already).
    */
-  void create(
+  @Override
+  public void create(
       String reservationId,
       String userId,
       Status status,
@@ -167,7 +168,8 @@ class ReservationRows {
    * Moves the row's end of hold to {@code expiresAt}, unless it is missing or has applied this
    * sequence or a later.
    */
-  void extend(String reservationId, Instant expiresAt, long sequence, Instant at) {
+  @Override
+  public void extend(String reservationId, Instant expiresAt, long sequence, Instant at) {
     accept(extension(reservationId, expiresAt, sequence, at));
   }
 
@@ -185,7 +187,8 @@ class ReservationRows {
    * Confirms the row with the units sold, unless it is missing or has applied this sequence or a
    * later.
    */
-  void confirm(
+  @Override
+  public void confirm(
       String reservationId,
       Instant confirmedAt,
       List<ReservationLine> sold,
@@ -214,7 +217,9 @@ class ReservationRows {
    * sell, right after it: the reservation stays CONFIRMED, and the row only records when and why
    * those units went back.
    */
-  void release(String reservationId, Instant releasedAt, String reason, long sequence, Instant at) {
+  @Override
+  public void release(
+      String reservationId, Instant releasedAt, String reason, long sequence, Instant at) {
     accept(releasing(reservationId, releasedAt, reason, sequence, at));
   }
 
@@ -394,7 +399,7 @@ class ReservationRows {
    * unless {@code stockade.replay.reservation-window} says otherwise): memory is bounded by the
    * window. The updates go in bulk too ({@link #applyInBulk}).
    */
-  final class Fold {
+  final class Fold implements ReservationChanges.Target {
 
     private final Executor writes;
     private final BulkRows rows =
@@ -409,7 +414,8 @@ class ReservationRows {
       this.writes = writes;
     }
 
-    void create(
+    @Override
+    public void create(
         String reservationId,
         String userId,
         Status status,
@@ -440,11 +446,13 @@ class ReservationRows {
       flushWhenFull();
     }
 
-    void extend(String reservationId, Instant expiresAt, long sequence, Instant at) {
+    @Override
+    public void extend(String reservationId, Instant expiresAt, long sequence, Instant at) {
       update(extension(reservationId, expiresAt, sequence, at));
     }
 
-    void confirm(
+    @Override
+    public void confirm(
         String reservationId,
         Instant confirmedAt,
         List<ReservationLine> sold,
@@ -453,7 +461,8 @@ class ReservationRows {
       update(confirmation(reservationId, confirmedAt, sold, sequence, at));
     }
 
-    void release(
+    @Override
+    public void release(
         String reservationId, Instant releasedAt, String reason, long sequence, Instant at) {
       update(releasing(reservationId, releasedAt, reason, sequence, at));
     }

@@ -30,7 +30,7 @@ import org.springframework.stereotype.Repository;
 
 /** The stock read model's tables: {@code stock_level} and {@code stock_ledger}. */
 @Repository
-class StockLevels {
+class StockLevels implements StockChanges.Target {
 
   /**
    * What one event changes of one SKU. The event's global index is not part of it: the ledger reads
@@ -93,12 +93,13 @@ class StockLevels {
    * Inside a unit of work (the projection's batch) the changes wait until just before the batch
    * commits, then are written together ({@link #write}); outside one they are written at once.
    */
-  void apply(Change change) {
+  @Override
+  public void apply(Change change) {
     accept(new Applied(change, null, false));
   }
 
-  /** Applies a registration: its initial stock, and the SKU becomes known. */
-  void register(Change change, Integer perUserLimit) {
+  @Override
+  public void register(Change change, Integer perUserLimit) {
     accept(new Applied(change, perUserLimit, true));
   }
 

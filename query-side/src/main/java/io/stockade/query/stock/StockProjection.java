@@ -1,11 +1,7 @@
 package io.stockade.query.stock;
 
-import io.stockade.api.reservation.ReservationLine;
-import io.stockade.api.reservation.StockConfirmed;
-import io.stockade.api.reservation.StockReleased;
-import io.stockade.api.reservation.StockReserved;
-import io.stockade.api.sku.SkuRegistered;
-import io.stockade.api.sku.StockReplenished;
+import io.stockade.api.reservation.ReservationEvent;
+import io.stockade.api.sku.SkuEvent;
 import io.stockade.api.stock.FindStockLevelsQuery;
 import io.stockade.api.stock.FindStockQuery;
 import io.stockade.api.stock.StockLevel;
@@ -38,65 +34,19 @@ class StockProjection {
   }
 
   @EventHandler
-  void on(SkuRegistered event, EventMessage<?> message) {
-    StockLevels.Change change =
-        change(message, event.skuId(), event.skuId(), event.initialStock(), 0, 0);
-    stockLevels.register(change, event.perUserLimit());
+  void on(SkuEvent event, EventMessage<?> message) {
+    StockChanges.apply(event, message.getIdentifier(), message.getTimestamp(), stockLevels);
   }
 
   @EventHandler
-  void on(StockReplenished event, EventMessage<?> message) {
-    stockLevels.apply(
-        change(message, event.skuId(), event.replenishmentId(), event.quantity(), 0, 0));
-  }
-
-  @EventHandler
-  void on(StockReserved event, EventMessage<?> message) {
-    for (ReservationLine line : event.lines()) {
-      stockLevels.apply(
-          change(message, line.skuId(), event.reservationId(), 0, line.quantity(), 0));
-    }
-  }
-
-  @EventHandler
-  void on(StockConfirmed event, EventMessage<?> message) {
-    for (ReservationLine line : event.lines()) {
-      stockLevels.apply(
-          change(
-              message, line.skuId(), event.reservationId(), 0, -line.quantity(), line.quantity()));
-    }
-  }
-
-  @EventHandler
-  void on(StockReleased event, EventMessage<?> message) {
-    for (ReservationLine line : event.lines()) {
-      stockLevels.apply(
-          change(message, line.skuId(), event.reservationId(), 0, -line.quantity(), 0));
-    }
+  void on(ReservationEvent event, EventMessage<?> message) {
+    StockChanges.apply(event, message.getIdentifier(), message.getTimestamp(), stockLevels);
   }
 
   /** A replay starts from nothing. */
   @ResetHandler
   void reset() {
     stockLevels.clear();
-  }
-
-  private static StockLevels.Change change(
-      EventMessage<?> message,
-      String skuId,
-      String reference,
-      long total,
-      long reserved,
-      long sold) {
-    return new StockLevels.Change(
-        skuId,
-        message.getIdentifier(),
-        message.getTimestamp(),
-        message.getPayloadType().getSimpleName(),
-        reference,
-        total,
-        reserved,
-        sold);
   }
 
   @QueryHandler

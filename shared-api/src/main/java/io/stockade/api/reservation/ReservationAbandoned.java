@@ -22,4 +22,9 @@ public record ReservationAbandoned(
   public ReservationAbandoned {
     lines = List.copyOf(lines);
   }
+
+  @Override
+  public void applyTo(Fold fold) {
+    fold.on(this);
+  }
 }

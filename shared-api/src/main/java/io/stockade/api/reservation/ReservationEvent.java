@@ -21,4 +21,25 @@ public sealed interface ReservationEvent
   }
 
   String reservationId();
+
+  /** Hands this event to the fold's method for its type. */
+  void applyTo(Fold fold);
+
+  /**
+   * What applies a reservation's events: one method per event, none with a default, so that an
+   * event added to this stream fails to compile wherever it is not handled. A fold an event does
+   * not change says so with an empty method.
+   */
+  interface Fold {
+
+    void on(StockReserved event);
+
+    void on(StockConfirmed event);
+
+    void on(StockReleased event);
+
+    void on(ReservationExtended event);
+
+    void on(ReservationAbandoned event);
+  }
 }

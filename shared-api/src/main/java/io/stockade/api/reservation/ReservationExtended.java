@@ -11,4 +11,10 @@ import java.time.Instant;
  */
 public record ReservationExtended(
     String reservationId, String userId, Instant expiresAt, Instant extendedAt)
-    implements ReservationEvent {}
+    implements ReservationEvent {
+
+  @Override
+  public void applyTo(Fold fold) {
+    fold.on(this);
+  }
+}

@@ -17,4 +17,9 @@ public record StockConfirmed(
   public StockConfirmed {
     lines = List.copyOf(lines);
   }
+
+  @Override
+  public void applyTo(Fold fold) {
+    fold.on(this);
+  }
 }

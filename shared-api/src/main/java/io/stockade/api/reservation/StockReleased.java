@@ -30,4 +30,9 @@ public record StockReleased(
   public StockReleased {
     lines = List.copyOf(lines);
   }
+
+  @Override
+  public void applyTo(Fold fold) {
+    fold.on(this);
+  }
 }

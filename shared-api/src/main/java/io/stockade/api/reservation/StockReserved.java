@@ -24,4 +24,9 @@ public record StockReserved(
   public StockReserved {
     lines = List.copyOf(lines);
   }
+
+  @Override
+  public void applyTo(Fold fold) {
+    fold.on(this);
+  }
 }

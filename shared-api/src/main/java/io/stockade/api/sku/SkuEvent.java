@@ -16,4 +16,19 @@ public sealed interface SkuEvent permits SkuRegistered, StockReplenished {
   }
 
   String skuId();
+
+  /** Hands this event to the fold's method for its type. */
+  void applyTo(Fold fold);
+
+  /**
+   * What applies a SKU's events: one method per event, none with a default, so that an event added
+   * to this stream fails to compile wherever it is not handled. A fold an event does not change
+   * says so with an empty method.
+   */
+  interface Fold {
+
+    void on(SkuRegistered event);
+
+    void on(StockReplenished event);
+  }
 }

@@ -19,4 +19,9 @@ public record SkuRegistered(String skuId, int initialStock, Integer perUserLimit
   public int bucketCount() {
     return buckets == null ? 1 : buckets;
   }
+
+  @Override
+  public void applyTo(Fold fold) {
+    fold.on(this);
+  }
 }

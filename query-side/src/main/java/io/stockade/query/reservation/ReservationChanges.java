@@ -1,0 +1,111 @@
+package io.stockade.query.reservation;
+
+import io.stockade.api.reservation.ReservationAbandoned;
+import io.stockade.api.reservation.ReservationEvent;
+import io.stockade.api.reservation.ReservationExtended;
+import io.stockade.api.reservation.ReservationLine;
+import io.stockade.api.reservation.StockConfirmed;
+import io.stockade.api.reservation.StockReleased;
+import io.stockade.api.reservation.StockReserved;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * What one event changes in the reservation read model: the one fold of the reservation events,
+ * which both {@link ReservationProjection} (event by event) and {@link ReservationReplayFold} (in
+ * bulk) apply, each to its own {@link Target}.
+ */
+final class ReservationChanges implements ReservationEvent.Fold {
+
+  /** Where the change of an event goes: {@link ReservationRows}, or a replay's fold of them. */
+  interface Target {
+
+    /** Creates the row of a reservation, unless it exists. */
+    void create(
+        String reservationId,
+        String userId,
+        ReservationRows.Status status,
+        List<ReservationLine> lines,
+        Instant createdAt,
+        Instant expiresAt,
+        Instant releasedAt,
+        String releaseReason,
+        long sequence,
+        Instant at);
+
+    void extend(String reservationId, Instant expiresAt, long sequence, Instant at);
+
+    void confirm(
+        String reservationId,
+        Instant confirmedAt,
+        List<ReservationLine> sold,
+        long sequence,
+        Instant at);
+
+    void release(
+        String reservationId, Instant releasedAt, String reason, long sequence, Instant at);
+  }
+
+  private final long sequence;
+  private final Instant at;
+  private final Target target;
+
+  private ReservationChanges(long sequence, Instant at, Target target) {
+    this.sequence = sequence;
+    this.at = at;
+    this.target = target;
+  }
+
+  /**
+   * Hands {@code target} the change of the event with this payload, sequence number in its stream
+   * and timestamp.
+   */
+  static void apply(ReservationEvent event, long sequence, Instant at, Target target) {
+    event.applyTo(new ReservationChanges(sequence, at, target));
+  }
+
+  @Override
+  public void on(StockReserved event) {
+    target.create(
+        event.reservationId(),
+        event.userId(),
+        ReservationRows.Status.RESERVED,
+        event.lines(),
+        event.reservedAt(),
+        event.expiresAt(),
+        null,
+        null,
+        sequence,
+        at);
+  }
+
+  @Override
+  public void on(ReservationAbandoned event) {
+    target.create(
+        event.reservationId(),
+        event.userId(),
+        ReservationRows.Status.ABANDONED,
+        event.lines(),
+        event.abandonedAt(),
+        null,
+        event.abandonedAt(),
+        ReservationAbandoned.REASON,
+        sequence,
+        at);
+  }
+
+  @Override
+  public void on(ReservationExtended event) {
+    target.extend(event.reservationId(), event.expiresAt(), sequence, at);
+  }
+
+  @Override
+  public void on(StockConfirmed event) {
+    target.confirm(event.reservationId(), event.confirmedAt(), event.lines(), sequence, at);
+  }
+
+  @Override
+  public void on(StockReleased event) {
+    target.release(event.reservationId(), event.releasedAt(), event.reason(), sequence, at);
+  }
+}

@@ -1,0 +1,102 @@
+package io.stockade.query.stock;
+
+import io.stockade.api.StreamFold;
+import io.stockade.api.reservation.ReservationAbandoned;
+import io.stockade.api.reservation.ReservationExtended;
+import io.stockade.api.reservation.ReservationLine;
+import io.stockade.api.reservation.StockConfirmed;
+import io.stockade.api.reservation.StockReleased;
+import io.stockade.api.reservation.StockReserved;
+import io.stockade.api.sku.SkuRegistered;
+import io.stockade.api.sku.StockReplenished;
+import java.time.Instant;
+
+/**
+ * What one event changes in the stock read model, one {@link StockLevels.Change} per SKU it names:
+ * the one fold of the stock events, which both {@link StockProjection} (event by event) and {@link
+ * StockReplayFold} (in bulk) apply, each to its own {@link Target}.
+ */
+final class StockChanges implements StreamFold {
+
+  /** Where the changes of an event go. */
+  interface Target {
+
+    /** A registration: its initial stock, and the SKU becomes known. */
+    void register(StockLevels.Change change, Integer perUserLimit);
+
+    void apply(StockLevels.Change change);
+  }
+
+  private final String eventId;
+  private final Instant at;
+  private final String eventType;
+  private final Target target;
+
+  private StockChanges(String eventId, Instant at, String eventType, Target target) {
+    this.eventId = eventId;
+    this.at = at;
+    this.eventType = eventType;
+    this.target = target;
+  }
+
+  /**
+   * Hands {@code target} the changes of the event with this payload, identifier and timestamp.
+   *
+   * @throws IllegalArgumentException if the payload is no event of a SKU's or reservation's stream
+   */
+  static void apply(Object payload, String eventId, Instant at, Target target) {
+    StockChanges changes =
+        new StockChanges(eventId, at, payload.getClass().getSimpleName(), target);
+    if (!StreamFold.apply(payload, changes)) {
+      throw new IllegalArgumentException("Not a stock event: " + payload);
+    }
+  }
+
+  @Override
+  public void on(SkuRegistered event) {
+    target.register(
+        change(event.skuId(), event.skuId(), event.initialStock(), 0, 0), event.perUserLimit());
+  }
+
+  @Override
+  public void on(StockReplenished event) {
+    target.apply(change(event.skuId(), event.replenishmentId(), event.quantity(), 0, 0));
+  }
+
+  @Override
+  public void on(StockReserved event) {
+    for (ReservationLine line : event.lines()) {
+      target.apply(change(line.skuId(), event.reservationId(), 0, line.quantity(), 0));
+    }
+  }
+
+  @Override
+  public void on(StockConfirmed event) {
+    for (ReservationLine line : event.lines()) {
+      target.apply(
+          change(line.skuId(), event.reservationId(), 0, -line.quantity(), line.quantity()));
+    }
+  }
+
+  @Override
+  public void on(StockReleased event) {
+    for (ReservationLine line : event.lines()) {
+      target.apply(change(line.skuId(), event.reservationId(), 0, -line.quantity(), 0));
+    }
+  }
+
+  @Override
+  public void on(ReservationExtended event) {
+    // A longer hold of the same units: no stock changes.
+  }
+
+  @Override
+  public void on(ReservationAbandoned event) {
+    // An admission never recorded: it changed no stock in the record.
+  }
+
+  private StockLevels.Change change(
+      String skuId, String reference, long total, long reserved, long sold) {
+    return new StockLevels.Change(skuId, eventId, at, eventType, reference, total, reserved, sold);
+  }
+}
