@@ -25,6 +25,12 @@ public final class CommandProblems {
 
   public static final String RESERVATION_NOT_ACTIVE = "reservation-not-active";
 
+  public static final String SALE_CLOSED = "sale-closed";
+
+  public static final String SALE_NOT_OPEN = "sale-not-open";
+
+  public static final String SALE_PAUSED = "sale-paused";
+
   public static final String SKU_ALREADY_REGISTERED = "sku-already-registered";
 
   public static final String UNKNOWN_RESERVATION = "unknown-reservation";
