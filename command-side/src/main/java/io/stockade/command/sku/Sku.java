@@ -2,16 +2,29 @@ package io.stockade.command.sku;
 
 import static org.axonframework.modelling.command.AggregateLifecycle.apply;
 
+import io.stockade.api.sku.AdjustStockCommand;
+import io.stockade.api.sku.ChangePurchaseLimitCommand;
+import io.stockade.api.sku.PauseSaleCommand;
+import io.stockade.api.sku.PurchaseLimitChanged;
 import io.stockade.api.sku.RegisterSkuCommand;
 import io.stockade.api.sku.ReplenishStockCommand;
+import io.stockade.api.sku.ResumeSaleCommand;
+import io.stockade.api.sku.SalePaused;
+import io.stockade.api.sku.SaleResumed;
+import io.stockade.api.sku.SaleScheduled;
+import io.stockade.api.sku.SaleSettings;
+import io.stockade.api.sku.ScheduleSaleCommand;
 import io.stockade.api.sku.SkuEvent;
 import io.stockade.api.sku.SkuRegistered;
 import io.stockade.api.sku.SkuState;
+import io.stockade.api.sku.StockAdjusted;
 import io.stockade.api.sku.StockReplenished;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import org.axonframework.commandhandling.CommandHandler;
+import org.axonframework.eventhandling.SequenceNumber;
 import org.axonframework.eventsourcing.EventSourcingHandler;
 import org.axonframework.modelling.command.AggregateCreationPolicy;
 import org.axonframework.modelling.command.AggregateIdentifier;
@@ -19,9 +32,11 @@ import org.axonframework.modelling.command.CreationPolicy;
 import org.axonframework.spring.stereotype.Aggregate;
 
 /**
- * A SKU's registration and the stock made sellable for it (initial stock and replenishments).
- * Reservations never go through this aggregate: the admission gate decides them, so one hot SKU
- * does not serialize its buyers here.
+ * A SKU's registration, the stock made sellable for it (initial stock, replenishments, adjustments)
+ * and its sale (schedule, pause, per-user limit). Reservations never go through this aggregate: the
+ * admission gate decides them, so one hot SKU does not serialize its buyers here. The gate holds
+ * the sale's parts with the sequence number of the event that set each, so that writes applied late
+ * or twice (by a command's repeat, the gate follower) never undo a newer one.
  */
 @Aggregate
 class Sku {
@@ -31,10 +46,24 @@ class Sku {
 
   private String skuId;
   private int initialStock;
-  private Integer perUserLimit;
+
+  /** As registered: a repeat of the registration is compared with it. */
+  private Integer registeredLimit;
+
   private int buckets = 1;
   private long totalStock;
   private final Map<String, Integer> replenishments = new HashMap<>();
+  private final Map<String, StockAdjusted> adjustments = new HashMap<>();
+
+  private Instant opensAt;
+  private Instant closesAt;
+  private int prequeueSeconds;
+  private long scheduleVersion = -1;
+  private boolean paused;
+  private String pausedReason;
+  private long pauseVersion = -1;
+  private Integer perUserLimit;
+  private long limitVersion;
 
   Sku() {}
 
@@ -52,7 +81,7 @@ class Sku {
       return state(true);
     }
     if (initialStock != command.initialStock()
-        || !Objects.equals(perUserLimit, command.perUserLimit())
+        || !Objects.equals(registeredLimit, command.perUserLimit())
         || buckets != requestedBuckets) {
       throw new SkuAlreadyRegisteredException(state(false));
     }
@@ -73,6 +102,120 @@ class Sku {
     return state(false);
   }
 
+  /**
+   * Gives the sale its window while it has not opened by the gate's clock; after that only its end
+   * may change.
+   *
+   * @throws SaleAlreadyOpenException when the sale has opened and the opening would change
+   */
+  @CommandHandler
+  SaleSettings handle(ScheduleSaleCommand command) {
+    boolean same =
+        Objects.equals(opensAt, command.opensAt())
+            && Objects.equals(closesAt, command.closesAt())
+            && prequeueSeconds == command.prequeueSeconds();
+    if (same) {
+      return sale(false);
+    }
+    // On sale from its registration when it has no schedule.
+    boolean open = opensAt == null || !command.gateNow().isBefore(opensAt);
+    if (open
+        && !(Objects.equals(opensAt, command.opensAt())
+            && prequeueSeconds == command.prequeueSeconds())) {
+      throw new SaleAlreadyOpenException(skuId, opensAt);
+    }
+    apply(
+        new SaleScheduled(skuId, command.opensAt(), command.closesAt(), command.prequeueSeconds()));
+    return sale(true);
+  }
+
+  /** Pauses the sale; a repeat while paused changes nothing (its reason included). */
+  @CommandHandler
+  SaleSettings handle(PauseSaleCommand command) {
+    if (paused) {
+      return sale(false);
+    }
+    apply(new SalePaused(skuId, command.reason()));
+    return sale(true);
+  }
+
+  /** Resumes the sale; a repeat while not paused changes nothing. */
+  @CommandHandler
+  SaleSettings handle(ResumeSaleCommand command) {
+    if (!paused) {
+      return sale(false);
+    }
+    apply(new SaleResumed(skuId));
+    return sale(true);
+  }
+
+  /** Changes the per-user limit; the same limit again changes nothing. */
+  @CommandHandler
+  SaleSettings handle(ChangePurchaseLimitCommand command) {
+    if (Objects.equals(perUserLimit, command.perUserLimit())) {
+      return sale(false);
+    }
+    apply(new PurchaseLimitChanged(skuId, command.perUserLimit()));
+    return sale(true);
+  }
+
+  /**
+   * Records an adjustment once per adjustment id (a negative one the gate has already taken from
+   * the available stock); the same id with other content is refused.
+   *
+   * @return whether it stored the event (false for a repeat)
+   * @throws AdjustmentIdReusedException when the id was used with other content
+   */
+  @CommandHandler
+  boolean handle(AdjustStockCommand command) {
+    StockAdjusted recorded = adjustments.get(command.adjustmentId());
+    StockAdjusted asked =
+        new StockAdjusted(
+            skuId, command.adjustmentId(), command.quantity(), command.reason(), command.note());
+    if (recorded == null) {
+      apply(asked);
+      return true;
+    }
+    if (!recorded.equals(asked)) {
+      throw new AdjustmentIdReusedException(recorded.adjustmentId(), recorded.quantity());
+    }
+    return false;
+  }
+
+  @EventSourcingHandler
+  void on(SaleScheduled event, @SequenceNumber long sequence) {
+    opensAt = event.opensAt();
+    closesAt = event.closesAt();
+    prequeueSeconds = event.prequeueSeconds();
+    scheduleVersion = sequence;
+  }
+
+  @EventSourcingHandler
+  void on(SalePaused event, @SequenceNumber long sequence) {
+    paused = true;
+    pausedReason = event.reason();
+    pauseVersion = sequence;
+  }
+
+  @EventSourcingHandler
+  void on(SaleResumed event, @SequenceNumber long sequence) {
+    paused = false;
+    pausedReason = null;
+    pauseVersion = sequence;
+  }
+
+  @EventSourcingHandler
+  void on(PurchaseLimitChanged event, @SequenceNumber long sequence) {
+    perUserLimit = event.perUserLimit();
+    limitVersion = sequence;
+  }
+
+  @EventSourcingHandler
+  void on(StockAdjusted event) {
+    adjustments.put(event.adjustmentId(), event);
+    totalStock += event.quantity();
+  }
+
   @EventSourcingHandler
   void on(StockReplenished event) {
     replenishments.put(event.replenishmentId(), event.quantity());
@@ -80,16 +223,38 @@ class Sku {
   }
 
   @EventSourcingHandler
-  void on(SkuRegistered event) {
+  void on(SkuRegistered event, @SequenceNumber long sequence) {
     streamId = SkuEvent.streamId(event.skuId());
     skuId = event.skuId();
     initialStock = event.initialStock();
+    registeredLimit = event.perUserLimit();
     perUserLimit = event.perUserLimit();
+    limitVersion = sequence;
     buckets = event.bucketCount();
     totalStock = event.initialStock();
   }
 
   private SkuState state(boolean created) {
-    return new SkuState(skuId, initialStock, perUserLimit, totalStock, created, buckets);
+    return new SkuState(skuId, initialStock, registeredLimit, totalStock, created, buckets);
+  }
+
+  /** The sale as the stream says now (no event stored). */
+  SaleSettings sale() {
+    return sale(false);
+  }
+
+  private SaleSettings sale(boolean changed) {
+    return new SaleSettings(
+        skuId,
+        changed,
+        opensAt,
+        closesAt,
+        prequeueSeconds,
+        scheduleVersion,
+        paused,
+        pausedReason,
+        pauseVersion,
+        perUserLimit,
+        limitVersion);
   }
 }

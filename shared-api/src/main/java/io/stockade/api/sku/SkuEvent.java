@@ -1,7 +1,14 @@
 package io.stockade.api.sku;
 
 /** The events of one SKU's stream. */
-public sealed interface SkuEvent permits SkuRegistered, StockReplenished {
+public sealed interface SkuEvent
+    permits SkuRegistered,
+        StockReplenished,
+        SaleScheduled,
+        SalePaused,
+        SaleResumed,
+        StockAdjusted,
+        PurchaseLimitChanged {
 
   /** What begins the aggregate identifier of every SKU's stream in the event store. */
   String STREAM_PREFIX = "sku:";

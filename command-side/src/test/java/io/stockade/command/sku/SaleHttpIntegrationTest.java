@@ -1,0 +1,269 @@
+package io.stockade.command.sku;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.stockade.api.sku.SkuEvent;
+import io.stockade.platform.testing.ApiClient;
+import java.util.UUID;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.http.HttpMethod;
+import org.springframework.http.ResponseEntity;
+import org.springframework.jdbc.core.JdbcTemplate;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * Running a sale over HTTP against a real Redis and a real database: pause and resume, the limit
+ * changed mid-sale, stock adjustments, the SKU's state; each change an event of the SKU, each
+ * repeat changing nothing.
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+class SaleHttpIntegrationTest {
+
+  @LocalServerPort private int port;
+  @Autowired private JdbcTemplate jdbc;
+
+  private ApiClient http;
+  private String run;
+  private String sku;
+
+  @BeforeEach
+  void setUp() {
+    http = new ApiClient(port);
+    run = UUID.randomUUID().toString().substring(0, 8);
+    sku = "sale-" + run;
+    assertThat(
+            http.status(
+                HttpMethod.PUT, "/api/skus/" + sku, "{\"initialStock\": 10, \"perUserLimit\": 5}"))
+        .isEqualTo(201);
+  }
+
+  @Test
+  void aPausedSaleRefusesEveryReservationUntilResumedAndHoldsKeepWorking() {
+    assertThat(reserve("H-" + run, "u-0", 2).getStatusCode().value()).isEqualTo(201);
+
+    ResponseEntity<JsonNode> paused = post("/pause", "{\"reason\": \"price error\"}");
+    ResponseEntity<JsonNode> again = post("/pause", null);
+    ResponseEntity<JsonNode> refused = reserve("P-" + run, "u-1", 1);
+    ResponseEntity<JsonNode> confirmed =
+        http.send(HttpMethod.POST, "/api/reservations/H-" + run + "/confirm", null);
+
+    assertThat(paused.getStatusCode().value()).isEqualTo(200);
+    assertThat(paused.getBody().get("sale").get("state").asString()).isEqualTo("PAUSED");
+    assertThat(paused.getBody().get("sale").get("pausedReason").asString())
+        .isEqualTo("price error");
+    assertThat(again.getStatusCode().value()).isEqualTo(200);
+    assertThat(again.getBody().get("sale").get("pausedReason").asString())
+        .as("a repeat keeps the first pause")
+        .isEqualTo("price error");
+    assertThat(refused.getStatusCode().value()).isEqualTo(409);
+    assertThat(refused.getBody().get("type").asString()).endsWith("/sale-paused");
+    assertThat(confirmed.getStatusCode().value())
+        .as("a hold confirmed while paused")
+        .isEqualTo(200);
+
+    ResponseEntity<JsonNode> resumed = post("/resume", null);
+    ResponseEntity<JsonNode> resumedAgain = post("/resume", null);
+    assertThat(resumed.getStatusCode().value()).isEqualTo(200);
+    assertThat(resumed.getBody().get("sale").get("state").asString()).isEqualTo("OPEN");
+    assertThat(resumed.getBody().get("sale").get("pausedReason").isNull()).isTrue();
+    assertThat(resumedAgain.getStatusCode().value()).isEqualTo(200);
+    assertThat(reserve("P-" + run, "u-1", 1).getStatusCode().value()).isEqualTo(201);
+    assertThat(events("SalePaused")).isEqualTo(1);
+    assertThat(events("SaleResumed")).isEqualTo(1);
+  }
+
+  @Test
+  void aLimitTightenedMidSaleRefusesWhoeverHoldsItAndNoOneElse() {
+    assertThat(reserve("L1-" + run, "u-1", 4).getStatusCode().value()).isEqualTo(201);
+
+    ResponseEntity<JsonNode> tightened =
+        http.send(HttpMethod.PUT, path("/limit"), "{\"perUserLimit\": 3}");
+    assertThat(tightened.getStatusCode().value()).isEqualTo(200);
+    assertThat(tightened.getBody().get("perUserLimit").asLong()).isEqualTo(3);
+    assertThat(
+            http.send(HttpMethod.PUT, path("/limit"), "{\"perUserLimit\": 3}")
+                .getStatusCode()
+                .value())
+        .isEqualTo(200);
+
+    ResponseEntity<JsonNode> holder = reserve("L2-" + run, "u-1", 1);
+    assertThat(holder.getStatusCode().value()).isEqualTo(409);
+    assertThat(holder.getBody().get("type").asString()).endsWith("/purchase-limit-exceeded");
+    assertThat(reserve("L3-" + run, "u-2", 3).getStatusCode().value()).isEqualTo(201);
+
+    ResponseEntity<JsonNode> lifted =
+        http.send(HttpMethod.PUT, path("/limit"), "{\"perUserLimit\": null}");
+    assertThat(lifted.getStatusCode().value()).isEqualTo(200);
+    assertThat(lifted.getBody().get("perUserLimit").isNull()).isTrue();
+    assertThat(reserve("L4-" + run, "u-1", 1).getStatusCode().value()).isEqualTo(201);
+    assertThat(events("PurchaseLimitChanged")).isEqualTo(2);
+  }
+
+  @Test
+  void aNegativeAdjustmentTakesOnlyAvailableUnitsOncePerId() {
+    assertThat(reserve("A-" + run, "u-1", 3).getStatusCode().value()).isEqualTo(201);
+    String damaged =
+        "{\"adjustmentId\": \"D-"
+            + run
+            + "\", \"quantity\": -7, \"reason\": \"DAMAGED\","
+            + " \"note\": \"pallet 3\"}";
+
+    ResponseEntity<JsonNode> tooMany =
+        post(
+            "/adjustments",
+            "{\"adjustmentId\": \"X-" + run + "\", \"quantity\": -8, \"reason\": \"DAMAGED\"}");
+    ResponseEntity<JsonNode> taken = post("/adjustments", damaged);
+    ResponseEntity<JsonNode> repeated = post("/adjustments", damaged);
+    ResponseEntity<JsonNode> reused =
+        post(
+            "/adjustments",
+            "{\"adjustmentId\": \"D-" + run + "\", \"quantity\": -7, \"reason\": \"SHRINKAGE\"}");
+    ResponseEntity<JsonNode> reusedQuantity =
+        post(
+            "/adjustments",
+            "{\"adjustmentId\": \"D-" + run + "\", \"quantity\": -6, \"reason\": \"DAMAGED\"}");
+
+    assertThat(tooMany.getStatusCode().value()).isEqualTo(409);
+    assertThat(tooMany.getBody().get("type").asString()).endsWith("/insufficient-stock");
+    assertThat(tooMany.getBody().get("available").asLong()).isEqualTo(7);
+    assertThat(taken.getStatusCode().value()).isEqualTo(201);
+    assertThat(taken.getBody().get("available").asLong()).isZero();
+    assertThat(taken.getBody().get("reserved").asLong()).as("held units untouched").isEqualTo(3);
+    assertThat(taken.getBody().get("total").asLong()).isEqualTo(3);
+    assertThat(repeated.getStatusCode().value()).isEqualTo(200);
+    assertThat(repeated.getBody()).isEqualTo(taken.getBody());
+    assertThat(reused.getStatusCode().value()).isEqualTo(422);
+    assertThat(reused.getBody().get("type").asString()).endsWith("/adjustment-id-reused");
+    assertThat(reusedQuantity.getStatusCode().value()).isEqualTo(422);
+    assertThat(reserve("A2-" + run, "u-2", 1).getStatusCode().value())
+        .as("nothing left to sell")
+        .isEqualTo(409);
+
+    ResponseEntity<JsonNode> returned =
+        post(
+            "/adjustments",
+            "{\"adjustmentId\": \"R-" + run + "\", \"quantity\": 2, \"reason\": \"RETURNED\"}");
+    assertThat(returned.getStatusCode().value()).isEqualTo(201);
+    assertThat(returned.getBody().get("available").asLong()).isEqualTo(2);
+    assertThat(returned.getBody().get("total").asLong()).isEqualTo(5);
+    assertThat(events("StockAdjusted")).isEqualTo(2);
+  }
+
+  @Test
+  void theSkusStateAsTheGateSeesIt() {
+    reserve("S-" + run, "u-1", 2);
+
+    ResponseEntity<JsonNode> state = http.get(path(""));
+    ResponseEntity<JsonNode> unknown = http.get("/api/skus/nope-" + run);
+
+    assertThat(state.getStatusCode().value()).isEqualTo(200);
+    JsonNode body = state.getBody();
+    assertThat(body.get("skuId").asString()).isEqualTo(sku);
+    assertThat(body.get("total").asLong()).isEqualTo(10);
+    assertThat(body.get("available").asLong()).isEqualTo(8);
+    assertThat(body.get("reserved").asLong()).isEqualTo(2);
+    assertThat(body.get("sold").asLong()).isZero();
+    assertThat(body.get("perUserLimit").asLong()).isEqualTo(5);
+    assertThat(body.get("sale").get("state").asString()).isEqualTo("OPEN");
+    assertThat(body.get("sale").get("opensAt").isNull()).isTrue();
+    assertThat(unknown.getStatusCode().value()).isEqualTo(404);
+    assertThat(unknown.getBody().get("type").asString()).endsWith("/unknown-sku");
+  }
+
+  @Test
+  void badSaleCommandsAreProblemsThatChangeNothing() {
+    String[][] bad = {
+      {
+        "PUT",
+        "/sale",
+        "{\"opensAt\": \"2030-01-01T10:00:00Z\", \"closesAt\": \"2030-01-01T09:00:00Z\"}"
+      },
+      {"PUT", "/sale", "{\"opensAt\": \"2030-01-01T10:00:00Z\", \"prequeueSeconds\": 3601}"},
+      {"PUT", "/sale", "{\"closesAt\": \"2030-01-01T10:00:00Z\"}"},
+      {
+        "POST",
+        "/adjustments",
+        "{\"adjustmentId\": \"Z-1\", \"quantity\": 0, \"reason\": \"DAMAGED\"}"
+      },
+      {
+        "POST",
+        "/adjustments",
+        "{\"adjustmentId\": \"Z-2\", \"quantity\": -1000000001, \"reason\": \"DAMAGED\"}"
+      },
+      {
+        "POST",
+        "/adjustments",
+        "{\"adjustmentId\": \"Z-3\", \"quantity\": -1, \"reason\": \"BROKEN\"}"
+      },
+      {
+        "POST",
+        "/adjustments",
+        "{\"adjustmentId\": \"Z-4\", \"quantity\": -1, \"reason\": \"DAMAGED\", \"note\": \""
+            + "n".repeat(201)
+            + "\"}"
+      },
+      {"PUT", "/limit", "{\"perUserLimit\": -1}"},
+      {"POST", "/pause", "{\"reason\": \"" + "r".repeat(201) + "\"}"},
+    };
+    for (String[] request : bad) {
+      ResponseEntity<JsonNode> answer =
+          http.send(HttpMethod.valueOf(request[0]), path(request[1]), request[2]);
+      assertThat(answer.getStatusCode().value()).as(request[1] + " " + request[2]).isEqualTo(400);
+      assertThat(answer.getHeaders().getContentType().toString())
+          .startsWith("application/problem+json");
+    }
+    ResponseEntity<JsonNode> open =
+        http.send(HttpMethod.PUT, path("/sale"), "{\"opensAt\": \"2030-01-01T10:00:00Z\"}");
+    assertThat(open.getStatusCode().value())
+        .as("a SKU registered without a schedule is on sale from its registration")
+        .isEqualTo(409);
+    assertThat(open.getBody().get("type").asString()).endsWith("/sale-already-open");
+    assertThat(
+            jdbc.queryForObject(
+                "select count(*) from domain_event_entry where aggregate_identifier = ?",
+                Integer.class,
+                SkuEvent.streamId(sku)))
+        .as("the registration only")
+        .isEqualTo(1);
+    ResponseEntity<JsonNode> state = http.get(path(""));
+    assertThat(state.getBody().get("available").asLong()).isEqualTo(10);
+    assertThat(state.getBody().get("perUserLimit").asLong()).isEqualTo(5);
+    assertThat(state.getBody().get("sale").get("state").asString()).isEqualTo("OPEN");
+  }
+
+  private String path(String rest) {
+    return "/api/skus/" + sku + rest;
+  }
+
+  private ResponseEntity<JsonNode> post(String rest, String body) {
+    return http.send(HttpMethod.POST, path(rest), body);
+  }
+
+  private ResponseEntity<JsonNode> reserve(String reservationId, String user, int quantity) {
+    return http.send(
+        HttpMethod.POST,
+        "/api/reservations",
+        "{\"reservationId\":\""
+            + reservationId
+            + "\",\"userId\":\""
+            + user
+            + "\",\"lines\":[{\"skuId\":\""
+            + sku
+            + "\",\"quantity\":"
+            + quantity
+            + "}]}");
+  }
+
+  private int events(String type) {
+    return jdbc.queryForObject(
+        "select count(*) from domain_event_entry where aggregate_identifier = ?"
+            + " and payload_type like ?",
+        Integer.class,
+        SkuEvent.streamId(sku),
+        "%." + type);
+  }
+}

@@ -1,0 +1,4 @@
+package io.stockade.api.sku;
+
+/** A SKU's paused sale was resumed. */
+public record SaleResumed(String skuId) implements SkuEvent {}
