@@ -22,7 +22,28 @@ public interface AdmissionGate {
    *
    * @throws GateUnavailableException when the gate cannot be reached in time
    */
-  void register(String skuId, long initialStock, Integer perUserLimit, int buckets);
+  default void register(String skuId, long initialStock, Integer perUserLimit, int buckets) {
+    register(skuId, initialStock, perUserLimit, buckets, null);
+  }
+
+  /**
+   * Seeds a SKU's counters unless they exist, with its sale's window in the same atomic write, so
+   * that no reservation is admitted between the seeding and the schedule. Safe to repeat.
+   *
+   * @param schedule the window the SKU was registered with, or {@code null} for none
+   * @throws GateUnavailableException when the gate cannot be reached in time
+   */
+  void register(
+      String skuId, long initialStock, Integer perUserLimit, int buckets, Schedule schedule);
+
+  /**
+   * A sale's window as a registration seeds it: {@code version} is the sequence number of its event
+   * in the SKU's stream.
+   *
+   * @param opensAt null for no bound
+   * @param closesAt null for no bound
+   */
+  record Schedule(Instant opensAt, Instant closesAt, long version) {}
 
   /** Takes every line of the reservation, or none. */
   AdmissionDecision reserve(Admission admission);

@@ -52,8 +52,9 @@ class RedisAdmissionGate implements AdmissionGate {
   }
 
   @Override
-  public void register(String skuId, long initialStock, Integer perUserLimit, int buckets) {
-    stock.register(skuId, initialStock, perUserLimit, buckets);
+  public void register(
+      String skuId, long initialStock, Integer perUserLimit, int buckets, Schedule schedule) {
+    stock.register(skuId, initialStock, perUserLimit, buckets, schedule);
   }
 
   @Override

@@ -14,7 +14,6 @@ import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Size;
-import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.Supplier;
@@ -45,19 +44,6 @@ class SaleController {
     this.changingSale = changingSale;
     this.adjustingStock = adjustingStock;
     this.views = views;
-  }
-
-  /**
-   * @param closesAt null for no end
-   * @param prequeueSeconds 0 (none) to 3,600; 0 when not given
-   */
-  record ScheduleRequest(
-      @NotNull Instant opensAt, Instant closesAt, @Min(0) @Max(3600) Integer prequeueSeconds) {
-
-    @AssertTrue(message = "must be after opensAt")
-    boolean isClosesAt() {
-      return opensAt == null || closesAt == null || closesAt.isAfter(opensAt);
-    }
   }
 
   record PauseRequest(@Size(max = 200) String reason) {}
@@ -96,7 +82,7 @@ class SaleController {
       status = 503,
       codes = {CommandProblems.GATE_UNAVAILABLE, CommandProblems.EVENT_STORE_UNAVAILABLE})
   SkuView schedule(
-      @PathVariable @Identifier String skuId, @RequestBody @Valid ScheduleRequest request) {
+      @PathVariable @Identifier String skuId, @RequestBody @Valid SaleRequest request) {
     int prequeue = request.prequeueSeconds() == null ? 0 : request.prequeueSeconds();
     try {
       return answered(

@@ -13,6 +13,7 @@ import io.stockade.api.sku.SalePaused;
 import io.stockade.api.sku.SaleResumed;
 import io.stockade.api.sku.SaleScheduled;
 import io.stockade.api.sku.SaleSettings;
+import io.stockade.api.sku.SaleWindow;
 import io.stockade.api.sku.ScheduleSaleCommand;
 import io.stockade.api.sku.SkuEvent;
 import io.stockade.api.sku.SkuRegistered;
@@ -47,8 +48,10 @@ class Sku {
   private String skuId;
   private int initialStock;
 
-  /** As registered: a repeat of the registration is compared with it. */
+  /** As registered: a repeat of the registration is compared with them. */
   private Integer registeredLimit;
+
+  private SaleWindow registeredSale;
 
   private int buckets = 1;
   private long totalStock;
@@ -78,11 +81,19 @@ class Sku {
               command.initialStock(),
               command.perUserLimit(),
               requestedBuckets == 1 ? null : requestedBuckets));
+      SaleWindow sale = command.sale();
+      if (sale != null) {
+        // In the registration's transaction: the SKU is never on sale without its window.
+        apply(
+            new SaleScheduled(
+                command.skuId(), sale.opensAt(), sale.closesAt(), sale.prequeueSeconds()));
+      }
       return state(true);
     }
     if (initialStock != command.initialStock()
         || !Objects.equals(registeredLimit, command.perUserLimit())
-        || buckets != requestedBuckets) {
+        || buckets != requestedBuckets
+        || !Objects.equals(registeredSale, command.sale())) {
       throw new SkuAlreadyRegisteredException(state(false));
     }
     return state(false);
@@ -184,6 +195,11 @@ class Sku {
 
   @EventSourcingHandler
   void on(SaleScheduled event, @SequenceNumber long sequence) {
+    if (sequence == 1) {
+      // Right after the registration only the registration's own window can come: a SKU
+      // registered without one is on sale at once, and its opening can no longer change.
+      registeredSale = new SaleWindow(event.opensAt(), event.closesAt(), event.prequeueSeconds());
+    }
     opensAt = event.opensAt();
     closesAt = event.closesAt();
     prequeueSeconds = event.prequeueSeconds();

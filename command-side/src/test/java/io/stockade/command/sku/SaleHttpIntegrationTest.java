@@ -1,15 +1,21 @@
 package io.stockade.command.sku;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.stockade.api.sku.SkuEvent;
 import io.stockade.platform.testing.ApiClient;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.UUID;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.ResponseEntity;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -25,6 +31,7 @@ class SaleHttpIntegrationTest {
 
   @LocalServerPort private int port;
   @Autowired private JdbcTemplate jdbc;
+  @Autowired private StringRedisTemplate redis;
 
   private ApiClient http;
   private String run;
@@ -235,6 +242,122 @@ class SaleHttpIntegrationTest {
     assertThat(state.getBody().get("sale").get("state").asString()).isEqualTo("OPEN");
   }
 
+  @Test
+  void aScheduledSaleOpensAndClosesByTheGatesClock() {
+    String scheduled = "sched-" + run;
+    Instant now = redisNow();
+    Instant opensAt = now.plusSeconds(3).truncatedTo(ChronoUnit.MILLIS);
+    Instant closesAt = opensAt.plusSeconds(3);
+    String registration =
+        "{\"initialStock\": 1000, \"sale\": {\"opensAt\": \""
+            + opensAt
+            + "\", \"closesAt\": \""
+            + closesAt
+            + "\"}}";
+    assertThat(http.status(HttpMethod.PUT, "/api/skus/" + scheduled, registration)).isEqualTo(201);
+    assertThat(http.status(HttpMethod.PUT, "/api/skus/" + scheduled, registration))
+        .as("a repeat")
+        .isEqualTo(200);
+    assertThat(
+            http.status(
+                HttpMethod.PUT,
+                "/api/skus/" + scheduled,
+                "{\"initialStock\": 1000, \"sale\": {\"opensAt\": \"" + closesAt + "\"}}"))
+        .as("the same SKU with another window")
+        .isEqualTo(409);
+    ResponseEntity<JsonNode> state = http.get("/api/skus/" + scheduled);
+    assertThat(state.getBody().get("sale").get("state").asString()).isEqualTo("SCHEDULED");
+    assertThat(Instant.parse(state.getBody().get("sale").get("opensAt").asString()))
+        .isEqualTo(opensAt);
+
+    ResponseEntity<JsonNode> early = reserve(scheduled, "E-" + run, "u-1", 1);
+    Instant answered = redisNow();
+    if (answered.isBefore(opensAt)) {
+      assertThat(early.getStatusCode().value()).isEqualTo(409);
+      assertThat(early.getBody().get("type").asString()).endsWith("/sale-not-open");
+      assertThat(Instant.parse(early.getBody().get("opensAt").asString())).isEqualTo(opensAt);
+      assertThat(Long.parseLong(early.getHeaders().getFirst("Retry-After"))).isBetween(1L, 4L);
+    }
+    // Before it opens the window may change; moved a little later, and back.
+    assertThat(
+            http.send(
+                    HttpMethod.PUT,
+                    "/api/skus/" + scheduled + "/sale",
+                    "{\"opensAt\": \"" + opensAt + "\", \"closesAt\": \"" + closesAt + "\"}")
+                .getStatusCode()
+                .value())
+        .isEqualTo(200);
+
+    int[] status = new int[1];
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .pollInterval(Duration.ofMillis(100))
+        .until(
+            () -> {
+              status[0] = reserve(scheduled, "O-" + run, "u-2", 1).getStatusCode().value();
+              return status[0] != 409;
+            });
+    assertThat(status[0]).isEqualTo(201);
+    assertThat(redisNow())
+        .as("admitted only once open by the gate's clock")
+        .isAfterOrEqualTo(opensAt);
+
+    ResponseEntity<JsonNode> moved =
+        http.send(
+            HttpMethod.PUT,
+            "/api/skus/" + scheduled + "/sale",
+            "{\"opensAt\": \"" + opensAt.plusSeconds(60) + "\"}");
+    assertThat(moved.getStatusCode().value()).isEqualTo(409);
+    assertThat(moved.getBody().get("type").asString()).endsWith("/sale-already-open");
+
+    // A new reservation each time (a repeat of an admitted one is answered as admitted).
+    java.util.concurrent.atomic.AtomicInteger attempt =
+        new java.util.concurrent.atomic.AtomicInteger();
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .pollInterval(Duration.ofMillis(100))
+        .until(
+            () ->
+                reserve(scheduled, "C-" + run + "-" + attempt.incrementAndGet(), "u-3", 1)
+                        .getStatusCode()
+                        .value()
+                    == 409);
+    ResponseEntity<JsonNode> closed = reserve(scheduled, "C-" + run + "-closed", "u-4", 1);
+    assertThat(closed.getStatusCode().value()).isEqualTo(409);
+    assertThat(closed.getBody().get("type").asString()).endsWith("/sale-closed");
+    assertThat(redisNow()).isAfterOrEqualTo(closesAt);
+    assertThat(
+            http.send(HttpMethod.POST, "/api/reservations/O-" + run + "/confirm", null)
+                .getStatusCode()
+                .value())
+        .as("a hold taken before the close is confirmed after it")
+        .isEqualTo(200);
+
+    ResponseEntity<JsonNode> extended =
+        http.send(
+            HttpMethod.PUT,
+            "/api/skus/" + scheduled + "/sale",
+            "{\"opensAt\": \""
+                + opensAt
+                + "\", \"closesAt\": \""
+                + closesAt.plusSeconds(3600)
+                + "\"}");
+    assertThat(extended.getStatusCode().value())
+        .as("the end may change after the opening")
+        .isEqualTo(200);
+    assertThat(extended.getBody().get("sale").get("state").asString()).isEqualTo("OPEN");
+    assertThat(reserve(scheduled, "C-" + run + "-closed", "u-4", 1).getStatusCode().value())
+        .as("the refused reservation, sent again once the sale is open again")
+        .isEqualTo(201);
+  }
+
+  /** The gate's clock: Redis {@code TIME}. */
+  private Instant redisNow() {
+    Long millis =
+        redis.execute((RedisCallback<Long>) connection -> connection.serverCommands().time());
+    return Instant.ofEpochMilli(millis);
+  }
+
   private String path(String rest) {
     return "/api/skus/" + sku + rest;
   }
@@ -244,6 +367,11 @@ class SaleHttpIntegrationTest {
   }
 
   private ResponseEntity<JsonNode> reserve(String reservationId, String user, int quantity) {
+    return reserve(sku, reservationId, user, quantity);
+  }
+
+  private ResponseEntity<JsonNode> reserve(
+      String sku, String reservationId, String user, int quantity) {
     return http.send(
         HttpMethod.POST,
         "/api/reservations",
