@@ -34,7 +34,10 @@ class ArchitectureTest {
           "io.stockade.command.reservation.RecoveringUnrecordedAdmissions",
           "io.stockade.command.reservation.GateFollower",
           "io.stockade.command.sku.RegisteringSku",
-          "io.stockade.command.sku.ReplenishingStock");
+          "io.stockade.command.sku.ReplenishingStock",
+          "io.stockade.command.sku.ChangingSale",
+          "io.stockade.command.sku.AdjustingStock",
+          "io.stockade.command.sku.SkuViews");
 
   /** The gate knows nothing of the reservations and SKUs it admits for: they call it. */
   @ArchTest

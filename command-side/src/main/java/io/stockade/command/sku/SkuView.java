@@ -1,7 +1,5 @@
 package io.stockade.command.sku;
 
-import io.stockade.api.sku.SaleSettings;
-import io.stockade.command.admission.AdmissionGate;
 import java.time.Instant;
 
 /**
@@ -24,26 +22,4 @@ record SkuView(
    */
   record Sale(
       String state, Instant opensAt, Instant closesAt, int prequeueSeconds, String pausedReason) {}
-
-  static SkuView of(AdmissionGate.SkuState gate, SaleSettings record) {
-    String state = gate.sale().name();
-    if (gate.sale() == AdmissionGate.SaleState.SCHEDULED
-        && record.prequeueSeconds() > 0
-        && !gate.now().isBefore(gate.opensAt().minusSeconds(record.prequeueSeconds()))) {
-      state = "PREQUEUE";
-    }
-    return new SkuView(
-        gate.skuId(),
-        gate.total(),
-        gate.available(),
-        gate.reserved(),
-        gate.sold(),
-        gate.perUserLimit(),
-        new Sale(
-            state,
-            gate.opensAt(),
-            gate.closesAt(),
-            record.prequeueSeconds(),
-            gate.paused() ? record.pausedReason() : null));
-  }
 }

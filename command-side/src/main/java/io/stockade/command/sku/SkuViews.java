@@ -65,7 +65,7 @@ class SkuViews {
 
   /** The SKU now, with the sale as a command just left it. */
   SkuView of(SaleSettings sale) {
-    return SkuView.of(gateState(sale.skuId()), sale);
+    return of(gateState(sale.skuId()), sale);
   }
 
   /**
@@ -86,5 +86,27 @@ class SkuViews {
             () ->
                 new GateUnavailableException(
                     "SKU " + skuId + " is recorded but not in the gate yet", null));
+  }
+
+  private static SkuView of(AdmissionGate.SkuState gate, SaleSettings record) {
+    String state = gate.sale().name();
+    if (gate.sale() == AdmissionGate.SaleState.SCHEDULED
+        && record.prequeueSeconds() > 0
+        && !gate.now().isBefore(gate.opensAt().minusSeconds(record.prequeueSeconds()))) {
+      state = "PREQUEUE";
+    }
+    return new SkuView(
+        gate.skuId(),
+        gate.total(),
+        gate.available(),
+        gate.reserved(),
+        gate.sold(),
+        gate.perUserLimit(),
+        new SkuView.Sale(
+            state,
+            gate.opensAt(),
+            gate.closesAt(),
+            record.prequeueSeconds(),
+            gate.paused() ? record.pausedReason() : null));
   }
 }
