@@ -62,7 +62,7 @@ if record then
   end
 end
 if action == 'recorded' then
-  if record == nil then
+  if not record then
     return { 4 }
   end
   if state ~= 'PENDING' then
@@ -72,7 +72,7 @@ if action == 'recorded' then
   redis.call('ZREM', KEYS[3], sku .. ' ' .. id)
   return { 1, available }
 end
-if record == nil then
+if not record then
   return { 2, available }
 end
 if state ~= 'PENDING' then
