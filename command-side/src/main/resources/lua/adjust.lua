@@ -21,6 +21,9 @@
 --           negative one, 1 to -quantity (a SKU in buckets takes its quantity across them)
 -- ARGV[4]   exact: take the units or refuse; upto: take as many of them as are available (it
 --           may be none); a positive quantity is always exact
+-- ARGV[5]   optional: the adjustment's content as the caller will record it (up to 512 bytes),
+--           kept with a negative take (field "<adjustmentId>:content" of KEYS[2]) until it is
+--           settled, so that whoever finds the take pending can record it as it was asked
 --
 -- Returns:
 --   {1, units, available}          APPLIED: units taken (negative; 0 to ARGV[3] with upto, and
@@ -59,8 +62,12 @@ local function integer(value, min, max)
   return number
 end
 
-if #KEYS ~= 3 or #ARGV ~= 4 then
-  return redis.error_reply('ERR_ARGUMENT expected 3 keys and 4 arguments')
+if #KEYS ~= 3 or (#ARGV ~= 4 and #ARGV ~= 5) then
+  return redis.error_reply('ERR_ARGUMENT expected 3 keys and 4 or 5 arguments')
+end
+local content = ARGV[5]
+if content ~= nil and #content > 512 then
+  return redis.error_reply('ERR_ARGUMENT content')
 end
 local sku = string.match(KEYS[1], ':sku:([^:]+)$')
 if sku == nil then
@@ -130,6 +137,9 @@ if take == 0 then
   return { 1, 0, available }
 end
 redis.call('HSET', KEYS[2], id, string.format('%.0f %.0f PENDING', quantity, take))
+if content ~= nil then
+  redis.call('HSET', KEYS[2], id .. ':content', content)
+end
 local time = redis.call('TIME')
 redis.call('ZADD', KEYS[3], tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000),
   sku .. ' ' .. id)

@@ -69,6 +69,7 @@ if action == 'recorded' then
     return { 2, available }
   end
   redis.call('HSET', KEYS[2], id, (string.gsub(record, 'PENDING$', 'RECORDED')))
+  redis.call('HDEL', KEYS[2], id .. ':content')
   redis.call('ZREM', KEYS[3], sku .. ' ' .. id)
   return { 1, available }
 end
@@ -78,6 +79,6 @@ end
 if state ~= 'PENDING' then
   return { 3 }
 end
-redis.call('HDEL', KEYS[2], id)
+redis.call('HDEL', KEYS[2], id, id .. ':content')
 redis.call('ZREM', KEYS[3], sku .. ' ' .. id)
 return { 1, redis.call('HINCRBY', KEYS[1], 'available', tonumber(units)) }

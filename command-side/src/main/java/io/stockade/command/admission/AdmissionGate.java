@@ -253,7 +253,16 @@ public interface AdmissionGate {
    * stored, then mark it {@link #adjustmentRecorded recorded}, or {@link #giveBackAdjustment give
    * it back} when storing fails: until then its takes are listed by {@link #pendingAdjustmentsFor}.
    */
-  Adjustment adjust(String skuId, String adjustmentId, long quantity);
+  default Adjustment adjust(String skuId, String adjustmentId, long quantity) {
+    return adjust(skuId, adjustmentId, quantity, "");
+  }
+
+  /**
+   * As {@link #adjust(String, String, long)}, keeping {@code content} (the adjustment as its event
+   * will record it, up to 512 bytes) with a negative take until it is settled, so that whoever
+   * finds the take pending records it as it was asked ({@link PendingAdjustment#content}).
+   */
+  Adjustment adjust(String skuId, String adjustmentId, long quantity, String content);
 
   /**
    * The outcome of an adjustment. {@code available}: the SKU's available units after it (APPLIED,
@@ -303,7 +312,8 @@ public interface AdmissionGate {
   List<PendingAdjustment> pendingAdjustmentsFor(Duration bound, int limit);
 
   /** One pending adjustment take, in one partition. */
-  record PendingAdjustment(String skuId, String adjustmentId, int partition, Duration age) {}
+  record PendingAdjustment(
+      String skuId, String adjustmentId, int partition, Duration age, String content) {}
 
   /** The outcome of a confirm or a release. */
   enum Transition {

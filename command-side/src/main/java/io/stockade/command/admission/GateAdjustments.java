@@ -44,7 +44,7 @@ final class GateAdjustments {
     this.placements = placements;
   }
 
-  Adjustment adjust(String skuId, String adjustmentId, long quantity) {
+  Adjustment adjust(String skuId, String adjustmentId, long quantity, String content) {
     if (quantity == 0) {
       throw new IllegalArgumentException("An adjustment of 0 units");
     }
@@ -53,7 +53,8 @@ final class GateAdjustments {
       List<Partition> buckets = placements.placement(skuId);
       if (quantity > 0 || buckets.size() == 1) {
         List<Object> reply =
-            adjustIn(session, buckets.get(0), skuId, adjustmentId, quantity, quantity, "exact");
+            adjustIn(
+                session, buckets.get(0), skuId, adjustmentId, quantity, quantity, "exact", content);
         return switch (code(reply)) {
           case APPLIED -> new Adjustment(AdjustmentOutcome.APPLIED, number(reply, 2), null);
           case DUPLICATE -> new Adjustment(AdjustmentOutcome.DUPLICATE, number(reply, 3), null);
@@ -64,7 +65,7 @@ final class GateAdjustments {
           default -> throw new IllegalStateException("Unknown reply of adjust.lua " + reply);
         };
       }
-      return takeAcross(session, buckets, skuId, adjustmentId, quantity);
+      return takeAcross(session, buckets, skuId, adjustmentId, quantity, content);
     } catch (DataAccessException | GateClosedException e) {
       return new Adjustment(AdjustmentOutcome.UNAVAILABLE, null, null);
     }
@@ -83,7 +84,8 @@ final class GateAdjustments {
       List<Partition> buckets,
       String skuId,
       String adjustmentId,
-      long quantity) {
+      long quantity,
+      String content) {
     long wanted = -quantity;
     long held = 0;
     List<Partition> free = new ArrayList<>();
@@ -108,7 +110,8 @@ final class GateAdjustments {
         break;
       }
       List<Object> reply =
-          adjustIn(session, partition, skuId, adjustmentId, quantity, wanted - held, "upto");
+          adjustIn(
+              session, partition, skuId, adjustmentId, quantity, wanted - held, "upto", content);
       switch (code(reply)) {
         case APPLIED -> held += number(reply, 1);
         case DUPLICATE -> held += number(reply, 1);
@@ -151,7 +154,8 @@ final class GateAdjustments {
       String adjustmentId,
       long quantity,
       long units,
-      String mode) {
+      String mode,
+      String content) {
     return scripts.run(
         session,
         partition,
@@ -163,7 +167,8 @@ final class GateAdjustments {
         adjustmentId,
         quantity,
         Math.abs(units),
-        mode);
+        mode,
+        content);
   }
 
   private Settlement settleIn(
@@ -228,9 +233,19 @@ final class GateAdjustments {
               limit);
       for (int i = 1; i + 1 < reply.size(); i += 2) {
         String[] member = String.valueOf(reply.get(i)).split(" ", 2);
+        Object content =
+            scripts.read(
+                redis ->
+                    redis
+                        .opsForHash()
+                        .get(partition.adjustments(member[0]), member[1] + ":content"));
         found.add(
             new PendingAdjustment(
-                member[0], member[1], partition.index(), Duration.ofMillis(number(reply, i + 1))));
+                member[0],
+                member[1],
+                partition.index(),
+                Duration.ofMillis(number(reply, i + 1)),
+                content == null ? "" : content.toString()));
       }
     }
     return found.stream()

@@ -145,8 +145,8 @@ class RedisAdmissionGate implements AdmissionGate {
   }
 
   @Override
-  public Adjustment adjust(String skuId, String adjustmentId, long quantity) {
-    return adjustments.adjust(skuId, adjustmentId, quantity);
+  public Adjustment adjust(String skuId, String adjustmentId, long quantity, String content) {
+    return adjustments.adjust(skuId, adjustmentId, quantity, content);
   }
 
   @Override

@@ -1,6 +1,7 @@
 package io.stockade.command.sku;
 
 import io.stockade.api.sku.AdjustStockCommand;
+import io.stockade.api.sku.AdjustmentReason;
 import io.stockade.api.sku.SkuEvent;
 import io.stockade.command.RacedAppends;
 import io.stockade.command.admission.AdmissionGate;
@@ -82,7 +83,8 @@ class AdjustingStock {
       }
       return new Adjusted(stored, views.of(views.sale(command.skuId())));
     }
-    Adjustment taken = gate.adjust(command.skuId(), command.adjustmentId(), command.quantity());
+    Adjustment taken =
+        gate.adjust(command.skuId(), command.adjustmentId(), command.quantity(), content(command));
     switch (taken.outcome()) {
       case INSUFFICIENT -> throw new InsufficientStockException(taken.available());
       case CONFLICT ->
@@ -113,6 +115,37 @@ class AdjustingStock {
     }
     gate.adjustmentRecorded(command.skuId(), command.adjustmentId());
     return new Adjusted(stored, views.of(views.sale(command.skuId())));
+  }
+
+  /**
+   * The adjustment as the gate keeps it with a take, for whoever finds the take pending: "{@code
+   * <quantity> <reason>}", then " {@code <note>}" when there is one.
+   */
+  static String content(AdjustStockCommand command) {
+    return command.quantity()
+        + " "
+        + command.reason().name()
+        + (command.note() == null ? "" : " " + command.note());
+  }
+
+  /** The adjustment {@link #content} describes, or empty when it is not one. */
+  static java.util.Optional<AdjustStockCommand> fromContent(
+      String skuId, String adjustmentId, String content) {
+    String[] parts = content.split(" ", 3);
+    if (parts.length < 2) {
+      return java.util.Optional.empty();
+    }
+    try {
+      return java.util.Optional.of(
+          new AdjustStockCommand(
+              skuId,
+              adjustmentId,
+              Integer.parseInt(parts[0]),
+              AdjustmentReason.valueOf(parts[1]),
+              parts.length == 3 ? parts[2] : null));
+    } catch (IllegalArgumentException malformed) {
+      return java.util.Optional.empty();
+    }
   }
 
   private boolean store(AdjustStockCommand command) {

@@ -3,7 +3,10 @@ package io.stockade.command.sku;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.stockade.api.sku.AdjustStockCommand;
+import io.stockade.api.sku.AdjustmentReason;
 import io.stockade.api.sku.SkuEvent;
+import io.stockade.command.admission.AdmissionGate;
 import io.stockade.platform.testing.ApiClient;
 import java.time.Duration;
 import java.time.Instant;
@@ -26,12 +29,20 @@ import tools.jackson.databind.JsonNode;
  * changed mid-sale, stock adjustments, the SKU's state; each change an event of the SKU, each
  * repeat changing nothing.
  */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@SpringBootTest(
+    webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+    properties = {
+      // The sweeper of takes never recorded (the suite switches it off elsewhere).
+      "stockade.recovery.enabled=true",
+      "stockade.recovery.unrecorded-after=3s",
+      "stockade.recovery.interval=500ms"
+    })
 class SaleHttpIntegrationTest {
 
   @LocalServerPort private int port;
   @Autowired private JdbcTemplate jdbc;
   @Autowired private StringRedisTemplate redis;
+  @Autowired private AdmissionGate gate;
 
   private ApiClient http;
   private String run;
@@ -349,6 +360,47 @@ class SaleHttpIntegrationTest {
     assertThat(reserve(scheduled, "C-" + run + "-closed", "u-4", 1).getStatusCode().value())
         .as("the refused reservation, sent again once the sale is open again")
         .isEqualTo(201);
+  }
+
+  /**
+   * A crash between the gate's take and the event: the take stays pending in the gate, and the
+   * recovery sweeper records the adjustment as it was asked, once; a repeat of the request then
+   * finds it recorded.
+   */
+  @Test
+  void aTakeWhoseEventWasNeverStoredIsRecordedByTheSweeper() {
+    String id = "T-" + run;
+    AdjustStockCommand asked =
+        new AdjustStockCommand(sku, id, -4, AdjustmentReason.SHRINKAGE, "cycle count");
+    // What the request did before it stopped: the gate's take, with its content.
+    assertThat(gate.adjust(sku, id, -4, AdjustingStock.content(asked)).outcome())
+        .isEqualTo(AdmissionGate.AdjustmentOutcome.APPLIED);
+    assertThat(events("StockAdjusted")).isZero();
+
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(
+            () ->
+                events("StockAdjusted") == 1
+                    && gate.pendingAdjustmentsFor(Duration.ZERO, 100).stream()
+                        .noneMatch(pending -> pending.adjustmentId().equals(id)));
+    assertThat(
+            jdbc.queryForObject(
+                "select convert(payload using utf8mb4) from domain_event_entry"
+                    + " where aggregate_identifier = ? and payload_type like '%.StockAdjusted'",
+                String.class, SkuEvent.streamId(sku)))
+        .contains("\"quantity\":-4", "\"reason\":\"SHRINKAGE\"", "\"note\":\"cycle count\"");
+    ResponseEntity<JsonNode> repeated =
+        post(
+            "/adjustments",
+            "{\"adjustmentId\": \""
+                + id
+                + "\", \"quantity\": -4, \"reason\": \"SHRINKAGE\","
+                + " \"note\": \"cycle count\"}");
+    assertThat(repeated.getStatusCode().value()).isEqualTo(200);
+    assertThat(repeated.getBody().get("available").asLong()).isEqualTo(6);
+    assertThat(repeated.getBody().get("total").asLong()).isEqualTo(6);
+    assertThat(events("StockAdjusted")).isEqualTo(1);
   }
 
   /** The gate's clock: Redis {@code TIME}. */
