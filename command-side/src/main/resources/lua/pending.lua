@@ -7,6 +7,9 @@
 --
 -- KEYS[1]      admitted, not yet known to be recorded     stockade:{<t>}:gate:pending
 --              (sorted set: intent keys scored by TIME at admission, ms)
+--              or the adjustment takes not yet known to be recorded
+--              stockade:{<t>}:gate:adjustments-pending (members "<skuId> <adjustmentId>", scored
+--              by TIME at the take, ms: adjust.lua), listed alike
 -- ARGV[1]      bound, milliseconds (0 to 2^53-1): entries scored at most TIME - bound are listed
 -- ARGV[2]      at most this many entries (1 to 2^53-1)
 --

@@ -6,6 +6,11 @@
 -- ARGV[3]   buckets: the partition indices of the SKU's buckets, home first ("7", "3 9 14"); every
 --           bucket's counters record it, and the caller seeds each bucket with its share of the
 --           stock, the home bucket last
+-- ARGV[4]   optional, with ARGV[5] and ARGV[6]: the sale's opensAt (epoch ms, or "-" for none),
+-- ARGV[5]   closesAt (epoch ms, or "-"), and
+-- ARGV[6]   the version of the schedule (its event's sequence number in the SKU's stream), written
+--           with the counters (fields opensAt, closesAt, scheduleVersion, as sale.lua writes them),
+--           so that no reservation is admitted between the seeding and the schedule
 --
 -- Returns:
 --   {1}                            SEEDED: the counters did not exist and now do
@@ -37,8 +42,34 @@ local function integer(value, min, max)
   return number
 end
 
-if #KEYS ~= 1 or #ARGV ~= 3 then
-  return redis.error_reply('ERR_ARGUMENT expected 1 key and 3 arguments')
+if #KEYS ~= 1 or (#ARGV ~= 3 and #ARGV ~= 6) then
+  return redis.error_reply('ERR_ARGUMENT expected 1 key and 3 or 6 arguments')
+end
+local window = {}
+if #ARGV == 6 then
+  local opens = ARGV[4] == '-' and '-' or integer(ARGV[4], 0)
+  local closes = ARGV[5] == '-' and '-' or integer(ARGV[5], 0)
+  local version = integer(ARGV[6], 0)
+  if opens == nil then
+    return redis.error_reply('ERR_ARGUMENT opensAt')
+  end
+  if closes == nil or (opens ~= '-' and closes ~= '-' and closes <= opens) then
+    return redis.error_reply('ERR_ARGUMENT closesAt')
+  end
+  if version == nil then
+    return redis.error_reply('ERR_ARGUMENT scheduleVersion')
+  end
+  -- The arguments' own digits: a Lua number of 13 digits would be written as 1.7e+12.
+  if opens ~= '-' then
+    table.insert(window, 'opensAt')
+    table.insert(window, ARGV[4])
+  end
+  if closes ~= '-' then
+    table.insert(window, 'closesAt')
+    table.insert(window, ARGV[5])
+  end
+  table.insert(window, 'scheduleVersion')
+  table.insert(window, ARGV[6])
 end
 local initial = integer(ARGV[1], 0)
 local limit = integer(ARGV[2], -1)
@@ -62,5 +93,5 @@ if kind ~= 'none' then
   return redis.error_reply('ERR_TYPE ' .. KEYS[1])
 end
 redis.call('HSET', KEYS[1], 'available', initial, 'reserved', 0, 'sold', 0, 'limit', limit,
-  'buckets', buckets)
+  'buckets', buckets, unpack(window))
 return { 1 }

@@ -27,7 +27,8 @@
 --                  trims what it moved. Entry: one field d, "<sequence> <epoch> <outcome>
 --                  <userId> <reservationId>" then "<skuId> <quantity> <availableAfter>" per
 --                  merged line; outcome A (admitted), I (insufficient stock), L (limit exceeded),
---                  G (refusals dropped, below)
+--                  N (sale not open yet), C (sale closed), P (sale paused), G (refusals dropped,
+--                  below)
 -- KEYS[5]          refusals dropped while the stream is full (hash) stockade:{<t>}:gate:dropped
 --                  an admitted decision is always appended; a refusal is appended only while the
 --                  stream holds fewer than ARGV[7] entries, else it is counted here (field
@@ -38,8 +39,11 @@
 --                  refusals were dropped (close_gap below; gap.lua closes it when no decision
 --                  comes)
 -- KEYS[4+2i]       counters of the SKU of line i (hash)            stockade:{<t>}:sku:<skuId>
---                  fields available, reserved, sold, limit (-1 = no per-user limit); for a SKU
---                  split into buckets, the counters of the user's bucket, in this partition
+--                  fields available, reserved, sold, limit (-1 = no per-user limit), and the
+--                  sale's state (sale.lua writes it): opensAt, closesAt (epoch ms by Redis TIME;
+--                  absent: no bound), paused (1: paused); for a SKU split into buckets, the
+--                  counters of the user's bucket, in this partition (every bucket holds the
+--                  same sale state)
 -- KEYS[5+2i]       units each user holds of that SKU (hash)
 --                  stockade:{<t>}:sku:<skuId>:holders
 --                  for i = 1..n, in the caller's line order
@@ -84,15 +88,24 @@
 --   {5, lineIndex, limit, alreadyHeld, sequence}  LIMIT_EXCEEDED: the user's allowance is too small
 --                                                 (sequence -1: dropped, counted in KEYS[5])
 --   {6, lineIndex}                                UNKNOWN_SKU: no counters for that SKU
+--   {8, lineIndex, opensAt, sequence, now}        SALE_NOT_OPEN: this Redis's TIME (now, epoch ms)
+--                                                 is before the SKU's opensAt (epoch ms)
+--   {9, lineIndex, closesAt, sequence}            SALE_CLOSED: TIME is at or after closesAt
+--   {10, lineIndex, sequence}                     SALE_PAUSED: the SKU's sale is paused
+--                                                 (sequence -1 for each: dropped, counted in KEYS[5])
 --   {7, bucket, retryAfterMillis}                 RATE_LIMITED: token bucket number bucket (1-based,
 --                                                 the first short one) holds less than one token;
 --                                                 nothing written, no decision. retryAfterMillis
 --                                                 (at least 1): until every short bucket holds one
 --   error "ERR_ARGUMENT <reason>"                 malformed call; nothing written
 --   error "ERR_TYPE <key>"                        a key holds the wrong Redis type; nothing written
+-- The sale's state is checked before stock and limits, for every line in line order before any
+-- line's stock: per line not open, then closed, then paused; the first line that fails answers.
+-- Its clock is this Redis's TIME, read only when a line has a bound (a SKU with no schedule costs
+-- no call). Stock and limits follow, line by line: insufficient, then limit exceeded.
 -- Every check runs before the first write. Every reply but CLOSED, RATE_LIMITED and the errors
 -- takes one token from each bucket, with the reply's writes. A decision (ADMITTED, INSUFFICIENT unless tentative,
--- LIMIT_EXCEEDED) takes a sequence number and appends its entry to the decision stream; a refusal
+-- LIMIT_EXCEEDED, SALE_NOT_OPEN, SALE_CLOSED, SALE_PAUSED: these three are never tentative) takes a sequence number and appends its entry to the decision stream; a refusal
 -- writes nothing else. DUPLICATE and REUSED are no decisions (a retry answered from the record, a misused id),
 -- and an unknown SKU or an error writes nothing at all: an order naming an unknown SKU is answered
 -- UNKNOWN_SKU whatever its other lines.
@@ -361,8 +374,11 @@ if intent[1] then
 end
 
 -- Read every line's counters, then check them in line order before taking anything.
+local scheduled = false
+local paused = false
 for index, line in ipairs(merged) do
-  local counters = redis.call('HMGET', line.counters, 'available', 'limit')
+  local counters = redis.call('HMGET', line.counters, 'available', 'limit', 'opensAt', 'closesAt',
+    'paused')
   if counters[1] == false then
     take_tokens()
     return { 6, index - 1 }
@@ -371,6 +387,19 @@ for index, line in ipairs(merged) do
   line.limit = integer(counters[2] or '-1', -1, 9007199254740991)
   if line.available == nil or line.limit == nil then
     return redis.error_reply('ERR_TYPE ' .. line.counters)
+  end
+  -- sale.lua writes these fields as integers: tonumber is check enough, and cheaper.
+  if counters[3] or counters[4] then
+    line.opens = counters[3] and tonumber(counters[3])
+    line.closes = counters[4] and tonumber(counters[4])
+    if line.opens == nil or line.closes == nil then
+      return redis.error_reply('ERR_TYPE ' .. line.counters)
+    end
+    scheduled = true
+  end
+  if counters[5] == '1' then
+    line.paused = true
+    paused = true
   end
 end
 
@@ -427,6 +456,27 @@ local function decide(outcome, taken)
   return sequence
 end
 
+-- The sale's state, by this Redis's clock (ms), read once and only when a line has a schedule.
+-- A SKU with no schedule and no pause costs nothing more here.
+local clock
+if scheduled then
+  local time = redis.call('TIME')
+  clock = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+end
+if scheduled or paused then
+  for index, line in ipairs(merged) do
+    if line.opens and clock < line.opens then
+      return { 8, index - 1, line.opens, decide('N', false), clock }
+    end
+    if line.closes and clock >= line.closes then
+      return { 9, index - 1, line.closes, decide('C', false) }
+    end
+    if line.paused then
+      return { 10, index - 1, decide('P', false) }
+    end
+  end
+end
+
 for index, line in ipairs(merged) do
   if line.available < line.quantity then
     if final == 0 then
@@ -462,6 +512,9 @@ redis.call('HSET', KEYS[1],
   'admittedAt', now,
   'expiresAt', expires,
   'recorders', 1)
-local time = redis.call('TIME')
-redis.call('ZADD', KEYS[3], tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000), KEYS[1])
+if clock == nil then
+  local time = redis.call('TIME')
+  clock = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+end
+redis.call('ZADD', KEYS[3], clock, KEYS[1])
 return { 1, sequence, now, expires }

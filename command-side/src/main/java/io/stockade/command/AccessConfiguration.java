@@ -1,5 +1,6 @@
 package io.stockade.command;
 
+import static org.springframework.http.HttpMethod.GET;
 import static org.springframework.http.HttpMethod.POST;
 import static org.springframework.http.HttpMethod.PUT;
 
@@ -26,9 +27,16 @@ class AccessConfiguration {
                 "/api/reservations/*/release",
                 "/api/reservations/*/extend")
             .hasRole(Roles.CLIENT)
-            .requestMatchers(PUT, "/api/skus/*")
+            .requestMatchers(PUT, "/api/skus/*", "/api/skus/*/sale", "/api/skus/*/limit")
             .hasRole(Roles.ADMIN)
-            .requestMatchers(POST, "/api/skus/*/replenishments")
-            .hasRole(Roles.ADMIN);
+            .requestMatchers(
+                POST,
+                "/api/skus/*/replenishments",
+                "/api/skus/*/adjustments",
+                "/api/skus/*/pause",
+                "/api/skus/*/resume")
+            .hasRole(Roles.ADMIN)
+            .requestMatchers(GET, "/api/skus/*")
+            .hasAnyRole(Roles.ADMIN, Roles.READER);
   }
 }

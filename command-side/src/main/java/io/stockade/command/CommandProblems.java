@@ -9,6 +9,8 @@ package io.stockade.command;
  */
 public final class CommandProblems {
 
+  public static final String ADJUSTMENT_ID_REUSED = "adjustment-id-reused";
+
   public static final String EVENT_STORE_UNAVAILABLE = "event-store-unavailable";
 
   public static final String GATE_UNAVAILABLE = "gate-unavailable";
@@ -24,6 +26,14 @@ public final class CommandProblems {
   public static final String RESERVATION_ID_REUSED = "reservation-id-reused";
 
   public static final String RESERVATION_NOT_ACTIVE = "reservation-not-active";
+
+  public static final String SALE_ALREADY_OPEN = "sale-already-open";
+
+  public static final String SALE_CLOSED = "sale-closed";
+
+  public static final String SALE_NOT_OPEN = "sale-not-open";
+
+  public static final String SALE_PAUSED = "sale-paused";
 
   public static final String SKU_ALREADY_REGISTERED = "sku-already-registered";
 

@@ -217,7 +217,7 @@ class AccessHttpIntegrationTest {
   void aRequestNoRuleNamesIsDeniedEvenToAdmin() {
     ApiClient admin = http.withToken(TestTokens.withRoles("admin", "client", "reader"));
 
-    assertProblem(admin.get("/api/skus/" + sku), 403, "forbidden");
+    assertProblem(admin.send(HttpMethod.DELETE, "/api/skus/" + sku, null), 403, "forbidden");
     assertProblem(
         admin.send(HttpMethod.DELETE, "/api/reservations/" + reservation, null), 403, "forbidden");
     assertProblem(admin.get("/api/nothing-here"), 403, "forbidden");

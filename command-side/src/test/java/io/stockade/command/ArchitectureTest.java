@@ -39,7 +39,11 @@ class ArchitectureTest {
           "io.stockade.command.reservation.RecoveringUnrecordedAdmissions",
           "io.stockade.command.reservation.GateFollower",
           "io.stockade.command.sku.RegisteringSku",
-          "io.stockade.command.sku.ReplenishingStock");
+          "io.stockade.command.sku.ReplenishingStock",
+          "io.stockade.command.sku.ChangingSale",
+          "io.stockade.command.sku.AdjustingStock",
+          "io.stockade.command.sku.SkuViews",
+          "io.stockade.command.sku.RecoveringUnrecordedAdjustments");
 
   /** The gate knows nothing of the reservations and SKUs it admits for: they call it. */
   @ArchTest

@@ -27,6 +27,12 @@ public sealed interface AdmissionDecision {
     T unavailable(Unavailable unavailable);
 
     T rateLimited(RateLimited rateLimited);
+
+    T saleNotOpen(SaleNotOpen saleNotOpen);
+
+    T saleClosed(SaleClosed saleClosed);
+
+    T salePaused(SalePaused salePaused);
   }
 
   <T> T accept(Cases<T> cases);
@@ -136,6 +142,38 @@ public sealed interface AdmissionDecision {
     @Override
     public <T> T accept(Cases<T> cases) {
       return cases.rateLimited(this);
+    }
+  }
+
+  /**
+   * The sale of the line's SKU has not opened yet by the gate's clock (Redis {@code TIME}): it
+   * opens at {@code opensAt}, and {@code now} is the gate's time when it refused (for a
+   * Retry-After).
+   */
+  record SaleNotOpen(String skuId, int lineIndex, Instant opensAt, Instant now)
+      implements AdmissionDecision {
+
+    @Override
+    public <T> T accept(Cases<T> cases) {
+      return cases.saleNotOpen(this);
+    }
+  }
+
+  /** The sale of the line's SKU closed at {@code closesAt}, by the gate's clock. */
+  record SaleClosed(String skuId, int lineIndex, Instant closesAt) implements AdmissionDecision {
+
+    @Override
+    public <T> T accept(Cases<T> cases) {
+      return cases.saleClosed(this);
+    }
+  }
+
+  /** The sale of the line's SKU is paused. */
+  record SalePaused(String skuId, int lineIndex) implements AdmissionDecision {
+
+    @Override
+    public <T> T accept(Cases<T> cases) {
+      return cases.salePaused(this);
     }
   }
 }

@@ -22,7 +22,28 @@ public interface AdmissionGate {
    *
    * @throws GateUnavailableException when the gate cannot be reached in time
    */
-  void register(String skuId, long initialStock, Integer perUserLimit, int buckets);
+  default void register(String skuId, long initialStock, Integer perUserLimit, int buckets) {
+    register(skuId, initialStock, perUserLimit, buckets, null);
+  }
+
+  /**
+   * Seeds a SKU's counters unless they exist, with its sale's window in the same atomic write, so
+   * that no reservation is admitted between the seeding and the schedule. Safe to repeat.
+   *
+   * @param schedule the window the SKU was registered with, or {@code null} for none
+   * @throws GateUnavailableException when the gate cannot be reached in time
+   */
+  void register(
+      String skuId, long initialStock, Integer perUserLimit, int buckets, Schedule schedule);
+
+  /**
+   * A sale's window as a registration seeds it: {@code version} is the sequence number of its event
+   * in the SKU's stream.
+   *
+   * @param opensAt null for no bound
+   * @param closesAt null for no bound
+   */
+  record Schedule(Instant opensAt, Instant closesAt, long version) {}
 
   /** Takes every line of the reservation, or none. */
   AdmissionDecision reserve(Admission admission);
@@ -143,6 +164,156 @@ public interface AdmissionGate {
 
   /** Adds sellable stock, once per replenishment id. */
   Replenishment replenish(String skuId, String replenishmentId, long quantity);
+
+  /**
+   * Writes the sale's schedule into every bucket of the SKU, if {@code version} (the sequence
+   * number of its event in the SKU's stream) is newer than the schedule's stored one; answers once
+   * every bucket holds it. From then on reserve refuses the SKU before {@code opensAt} and from
+   * {@code closesAt} on, by the gate's clock (Redis {@code TIME}).
+   *
+   * @param opensAt null for no bound
+   * @param closesAt null for no bound
+   */
+  SaleWrite schedule(String skuId, long version, Instant opensAt, Instant closesAt);
+
+  /**
+   * Pauses ({@code paused}) or resumes the SKU's sale in every bucket, if {@code version} is newer
+   * than the pause's stored one; answers once every bucket holds it. While paused reserve refuses
+   * the SKU; confirm, release and extend are not affected.
+   */
+  SaleWrite pause(String skuId, long version, boolean paused);
+
+  /**
+   * Changes the per-user limit (null: none) in every bucket, if {@code version} is newer than the
+   * limit's stored one. A user holding more keeps the units and is refused until under it.
+   */
+  SaleWrite limit(String skuId, long version, Integer perUserLimit);
+
+  /** The outcome of a sale state write. */
+  enum SaleWrite {
+    /** Written in at least one bucket; every bucket now holds that version or a newer one. */
+    APPLIED,
+    /** Every bucket held that version or a newer one already; nothing changed. */
+    STALE,
+    UNKNOWN_SKU,
+    /** Not every bucket could be written; a repeat with the same version completes it. */
+    UNAVAILABLE
+  }
+
+  /**
+   * The SKU's counters summed over its buckets and its sale state, with the gate's clock now; empty
+   * for an unknown SKU.
+   *
+   * @throws GateUnavailableException when the gate cannot be reached
+   */
+  Optional<SkuState> state(String skuId);
+
+  /**
+   * A SKU as the gate sees it: {@code total} is available + reserved + sold, {@code perUserLimit}
+   * null for none, {@code opensAt}/{@code closesAt} null for no bound, {@code now} the gate's clock
+   * (the Redis {@code TIME} of the SKU's home bucket, by which reserve decides).
+   */
+  record SkuState(
+      String skuId,
+      long total,
+      long available,
+      long reserved,
+      long sold,
+      Long perUserLimit,
+      Instant opensAt,
+      Instant closesAt,
+      boolean paused,
+      Instant now) {
+
+    /** The sale's state now, in the order reserve checks it: not open, closed, paused. */
+    public SaleState sale() {
+      if (opensAt != null && now.isBefore(opensAt)) {
+        return SaleState.SCHEDULED;
+      }
+      if (closesAt != null && !now.isBefore(closesAt)) {
+        return SaleState.CLOSED;
+      }
+      return paused ? SaleState.PAUSED : SaleState.OPEN;
+    }
+  }
+
+  /** Where a SKU's sale stands by the gate's clock. */
+  enum SaleState {
+    SCHEDULED,
+    OPEN,
+    PAUSED,
+    CLOSED
+  }
+
+  /**
+   * Adjusts the SKU's available stock, once per adjustment id (an id space of its own, apart from
+   * replenishments'). A positive quantity adds available units to the home bucket; apply it once
+   * its event is stored. A negative one takes {@code -quantity} available units (never reserved or
+   * sold ones, never below zero), across the SKU's buckets, or none; apply it before its event is
+   * stored, then mark it {@link #adjustmentRecorded recorded}, or {@link #giveBackAdjustment give
+   * it back} when storing fails: until then its takes are listed by {@link #pendingAdjustmentsFor}.
+   */
+  default Adjustment adjust(String skuId, String adjustmentId, long quantity) {
+    return adjust(skuId, adjustmentId, quantity, "");
+  }
+
+  /**
+   * As {@link #adjust(String, String, long)}, keeping {@code content} (the adjustment as its event
+   * will record it, up to 512 bytes) with a negative take until it is settled, so that whoever
+   * finds the take pending records it as it was asked ({@link PendingAdjustment#content}).
+   */
+  Adjustment adjust(String skuId, String adjustmentId, long quantity, String content);
+
+  /**
+   * The outcome of an adjustment. {@code available}: the SKU's available units after it (APPLIED,
+   * DUPLICATE) or when it was refused (INSUFFICIENT); {@code recordedQuantity}: the quantity the id
+   * was applied with (CONFLICT).
+   */
+  record Adjustment(AdjustmentOutcome outcome, Long available, Long recordedQuantity) {}
+
+  enum AdjustmentOutcome {
+    APPLIED,
+    /** Applied before with the same quantity; nothing changed. */
+    DUPLICATE,
+    /** Applied before with another quantity; nothing changed. */
+    CONFLICT,
+    /** Fewer units available than a negative adjustment takes; nothing changed. */
+    INSUFFICIENT,
+    UNKNOWN_SKU,
+    UNAVAILABLE
+  }
+
+  /** The adjustment's takes stay: its event is stored. Takes it off the pending list. */
+  Settlement adjustmentRecorded(String skuId, String adjustmentId);
+
+  /**
+   * Gives the units of the adjustment's pending takes back to available stock and forgets the id (a
+   * retry takes afresh): its event was not stored and will not be. A take already recorded is left
+   * alone (RECORDED).
+   */
+  Settlement giveBackAdjustment(String skuId, String adjustmentId);
+
+  /** The outcome of settling an adjustment's takes. */
+  enum Settlement {
+    DONE,
+    /** Given back: the take is recorded; nothing given back. */
+    RECORDED,
+    ALREADY_DONE,
+    /** Recorded: the gate has no take of that id. */
+    UNKNOWN,
+    UNAVAILABLE
+  }
+
+  /**
+   * Negative adjustment takes pending for at least {@code bound} by the clock of the Redis that
+   * took them, oldest first: the work list of a sweeper that settles takes whose event was never
+   * stored. A take across several buckets has one entry per bucket.
+   */
+  List<PendingAdjustment> pendingAdjustmentsFor(Duration bound, int limit);
+
+  /** One pending adjustment take, in one partition. */
+  record PendingAdjustment(
+      String skuId, String adjustmentId, int partition, Duration age, String content) {}
 
   /** The outcome of a confirm or a release. */
   enum Transition {

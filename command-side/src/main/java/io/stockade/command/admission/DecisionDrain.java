@@ -282,6 +282,9 @@ class DecisionDrain {
           case "A" -> "ADMITTED";
           case "I" -> "INSUFFICIENT_STOCK";
           case "L" -> "PURCHASE_LIMIT_EXCEEDED";
+          case "N" -> "SALE_NOT_OPEN";
+          case "C" -> "SALE_CLOSED";
+          case "P" -> "SALE_PAUSED";
           case "W" -> "WITHDRAWN";
           case "G" -> DROPPED;
           default -> throw new IllegalStateException("Decision entry " + id + ": " + fields[2]);

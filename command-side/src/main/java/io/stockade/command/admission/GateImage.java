@@ -7,7 +7,12 @@ import io.stockade.api.reservation.ReservationLine;
 import io.stockade.api.reservation.StockConfirmed;
 import io.stockade.api.reservation.StockReleased;
 import io.stockade.api.reservation.StockReserved;
+import io.stockade.api.sku.PurchaseLimitChanged;
+import io.stockade.api.sku.SalePaused;
+import io.stockade.api.sku.SaleResumed;
+import io.stockade.api.sku.SaleScheduled;
 import io.stockade.api.sku.SkuRegistered;
+import io.stockade.api.sku.StockAdjusted;
 import io.stockade.api.sku.StockReplenished;
 import java.time.Duration;
 import java.time.Instant;
@@ -37,6 +42,26 @@ final class GateImage implements StreamFold {
     int buckets = 1;
     final Map<String, Long> holders = new LinkedHashMap<>();
     final Map<String, Long> replenishments = new LinkedHashMap<>();
+
+    /** Adjustments recorded, by id: their quantity (signed). */
+    final Map<String, Long> adjustments = new LinkedHashMap<>();
+
+    /**
+     * The sequence number, in the SKU's stream, of the last of its events folded: the image folds
+     * every event of the stream from its start, in order, so it counts them.
+     */
+    long version;
+
+    /** Epoch milliseconds; null for no bound. */
+    Long opensAt;
+
+    Long closesAt;
+    long scheduleVersion = -1;
+    boolean paused;
+    long pauseVersion = -1;
+
+    /** The registration (sequence 0) sets the first limit. */
+    long limitVersion;
   }
 
   static final class Intent {
@@ -129,8 +154,55 @@ final class GateImage implements StreamFold {
   }
 
   @Override
+  public void on(SaleScheduled scheduled) {
+    Sku sku = sku(scheduled.skuId());
+    sku.version++;
+    sku.opensAt = scheduled.opensAt() == null ? null : scheduled.opensAt().toEpochMilli();
+    sku.closesAt = scheduled.closesAt() == null ? null : scheduled.closesAt().toEpochMilli();
+    sku.scheduleVersion = sku.version;
+  }
+
+  @Override
+  public void on(SalePaused paused) {
+    Sku sku = sku(paused.skuId());
+    sku.version++;
+    sku.paused = true;
+    sku.pauseVersion = sku.version;
+  }
+
+  @Override
+  public void on(SaleResumed resumed) {
+    Sku sku = sku(resumed.skuId());
+    sku.version++;
+    sku.paused = false;
+    sku.pauseVersion = sku.version;
+  }
+
+  @Override
+  public void on(PurchaseLimitChanged changed) {
+    Sku sku = sku(changed.skuId());
+    sku.version++;
+    sku.limit = changed.perUserLimit() == null ? -1 : changed.perUserLimit();
+    sku.limitVersion = sku.version;
+  }
+
+  /**
+   * A recorded adjustment: its units are out of (or in) the available stock. A negative take the
+   * gate made whose event was never stored is not in the record, so the rebuilt gate has its units
+   * back: what the record says is what the gate holds.
+   */
+  @Override
+  public void on(StockAdjusted adjusted) {
+    Sku sku = sku(adjusted.skuId());
+    sku.version++;
+    sku.available += adjusted.quantity();
+    sku.adjustments.put(adjusted.adjustmentId(), (long) adjusted.quantity());
+  }
+
+  @Override
   public void on(StockReplenished replenished) {
     Sku sku = sku(replenished.skuId());
+    sku.version++;
     sku.available += replenished.quantity();
     sku.replenishments.put(replenished.replenishmentId(), (long) replenished.quantity());
   }

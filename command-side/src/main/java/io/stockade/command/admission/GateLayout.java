@@ -283,6 +283,24 @@ final class GateLayout {
       return prefix() + "sku:" + skuId + ":holders";
     }
 
+    /**
+     * Hash of the stock adjustments applied to a SKU in this bucket: id to {@code "<quantity>
+     * <units> <state>"} (the whole adjustment's signed quantity, the units taken or added here,
+     * PENDING or RECORDED); see adjust.lua.
+     */
+    String adjustments(String skuId) {
+      return prefix() + "sku:" + skuId + ":adjustments";
+    }
+
+    /**
+     * Sorted set of the adjustment takes in this partition not yet known to be recorded, {@code
+     * "<skuId> <adjustmentId>"} scored by this partition's server clock (ms): the work list of the
+     * sweeper that settles takes whose event was never stored.
+     */
+    String adjustmentsPending() {
+      return prefix() + "gate:adjustments-pending";
+    }
+
     /** Hash of the replenishments applied to a SKU: id to quantity. */
     String replenishments(String skuId) {
       return prefix() + "sku:" + skuId + ":replenishments";

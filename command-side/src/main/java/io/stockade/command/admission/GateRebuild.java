@@ -10,6 +10,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -364,9 +365,11 @@ class GateRebuild {
 
   /**
    * The first pause before a failed restore is tried again on the instance that rebuilt; each next
-   * one twice the last, at most {@link GateKeeper#MAX_BACKOFF}.
+   * one twice the last, at most {@link #RESTORE_RETRY_MAX}.
    */
   static final Duration RESTORE_RETRY = Duration.ofSeconds(1);
+
+  static final Duration RESTORE_RETRY_MAX = Duration.ofSeconds(30);
 
   /**
    * Gives the decision log back the admitted decisions of {@code restore}, trying again while it
@@ -397,7 +400,7 @@ class GateRebuild {
         return false;
       }
       waited += next;
-      next = Math.min(next * 2, GateKeeper.MAX_BACKOFF.toMillis());
+      next = Math.min(next * 2, RESTORE_RETRY_MAX.toMillis());
     }
     return true;
   }
@@ -503,9 +506,9 @@ class GateRebuild {
       RestoreWriter writer = writers.get(partition.index());
       long reserved =
           count == 1 ? sku.reserved : reservedByBucket == null ? 0 : reservedByBucket[bucket];
-      writer.add(
-          "HSET",
-          partition.counters(skuId),
+      List<String> counters = new ArrayList<>(26);
+      Collections.addAll(
+          counters,
           "available",
           String.valueOf(GateLayout.share(sku.available, bucket, count)),
           "reserved",
@@ -514,11 +517,40 @@ class GateRebuild {
           String.valueOf(bucket == 0 ? sku.sold : 0),
           "limit",
           String.valueOf(sku.limit),
+          "limitVersion",
+          String.valueOf(sku.limitVersion),
           "buckets",
           GateLayout.recorded(placement));
+      // The sale's parts in every bucket, with the versions of the events that set them, as
+      // sale.lua writes them: a later write of an older event is stale.
+      if (sku.scheduleVersion >= 0) {
+        Collections.addAll(counters, "scheduleVersion", String.valueOf(sku.scheduleVersion));
+        if (sku.opensAt != null) {
+          Collections.addAll(counters, "opensAt", String.valueOf(sku.opensAt));
+        }
+        if (sku.closesAt != null) {
+          Collections.addAll(counters, "closesAt", String.valueOf(sku.closesAt));
+        }
+      }
+      if (sku.pauseVersion >= 0) {
+        Collections.addAll(
+            counters,
+            "paused",
+            sku.paused ? "1" : "0",
+            "pauseVersion",
+            String.valueOf(sku.pauseVersion));
+      }
+      writer.add("HSET", partition.counters(skuId), counters.toArray(String[]::new));
       writer.addPairs("HSET", partition.holders(skuId), holders.get(bucket));
       if (bucket == 0) {
         writer.addPairs("HSET", partition.replenishments(skuId), sku.replenishments);
+        // Recorded adjustments, each whole in the first bucket, as adjust.lua records them: a
+        // repeat of one finds it there and takes nothing again.
+        Map<String, String> adjustments = new LinkedHashMap<>();
+        sku.adjustments.forEach(
+            (id, quantity) ->
+                adjustments.put(id, quantity + " " + Math.abs(quantity) + " RECORDED"));
+        writer.addPairs("HSET", partition.adjustments(skuId), adjustments);
       }
     }
   }

@@ -257,7 +257,7 @@ final class GateReserve {
   private static AdmissionDecision decision(
       List<Object> reply, List<ReservationLine> lines, List<ReservationLine> part, long epoch) {
     int code = code(reply);
-    boolean refused = code >= 4 && code <= 6;
+    boolean refused = code >= 4 && code <= 6 || code >= 8 && code <= 10;
     String skuId = refused ? part.get(number(reply, 1).intValue()).skuId() : null;
     int index = refused ? indexOf(lines, skuId) : -1;
     switch (code) {
@@ -284,6 +284,13 @@ final class GateReserve {
       case 7:
         return new AdmissionDecision.RateLimited(
             number(reply, 1).intValue() - 1, Duration.ofMillis(number(reply, 2)));
+      case 8:
+        return new AdmissionDecision.SaleNotOpen(
+            skuId, index, instant(reply, 2), instant(reply, 4));
+      case 9:
+        return new AdmissionDecision.SaleClosed(skuId, index, instant(reply, 2));
+      case 10:
+        return new AdmissionDecision.SalePaused(skuId, index);
       default:
         throw new IllegalStateException("Unknown reply of reserve.lua " + reply);
     }

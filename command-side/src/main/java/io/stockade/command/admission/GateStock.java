@@ -4,6 +4,7 @@ import static io.stockade.command.admission.GateScripts.code;
 
 import io.stockade.command.admission.AdmissionGate.Replenishment;
 import io.stockade.command.admission.GateLayout.Partition;
+import java.util.ArrayList;
 import java.util.List;
 import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.core.script.RedisScript;
@@ -34,8 +35,20 @@ final class GateStock {
    * when it does not divide evenly). Seeding is idempotent per bucket, so a repeat completes a
    * registration that stopped halfway.
    */
-  void register(String skuId, long initialStock, Integer perUserLimit, int buckets) {
+  void register(
+      String skuId,
+      long initialStock,
+      Integer perUserLimit,
+      int buckets,
+      AdmissionGate.Schedule schedule) {
     long limit = perUserLimit == null ? NO_LIMIT : perUserLimit;
+    List<Object> window =
+        schedule == null
+            ? List.of()
+            : List.of(
+                schedule.opensAt() == null ? "-" : schedule.opensAt().toEpochMilli(),
+                schedule.closesAt() == null ? "-" : schedule.closesAt().toEpochMilli(),
+                schedule.version());
     List<Partition> placement;
     try {
       GateSession session = scripts.session();
@@ -43,14 +56,13 @@ final class GateStock {
       // The home bucket last: its counters say where the others are, so it says so once they are.
       for (int bucket = placement.size() - 1; bucket >= 0; bucket--) {
         Partition partition = placement.get(bucket);
+        List<Object> args = new ArrayList<>();
+        args.add(GateLayout.share(initialStock, bucket, placement.size()));
+        args.add(limit);
+        args.add(GateLayout.recorded(placement));
+        args.addAll(window);
         scripts.run(
-            session,
-            partition,
-            REGISTER,
-            List.of(partition.counters(skuId)),
-            GateLayout.share(initialStock, bucket, placement.size()),
-            limit,
-            GateLayout.recorded(placement));
+            session, partition, REGISTER, List.of(partition.counters(skuId)), args.toArray());
       }
     } catch (DataAccessException | GateClosedException e) {
       throw new GateUnavailableException("Gate unreachable while registering " + skuId, e);

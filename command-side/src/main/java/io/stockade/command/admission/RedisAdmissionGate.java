@@ -18,6 +18,8 @@ import org.springframework.stereotype.Component;
  *   <li>{@link GateTransitions}: confirm, release, extend, withdraw;
  *   <li>{@link GatePending}: the pending list the recovery sweeper works from;
  *   <li>{@link GateStock}: register and replenish;
+ *   <li>{@link GateSale}: the sale's schedule, pause and per-user limit, and a SKU's state;
+ *   <li>{@link GateAdjustments}: stock adjustments and their pending takes;
  *   <li>{@link BucketMoves} and {@link BucketPlacements}: where a SKU's buckets lie and the moves
  *       of units between them;
  *   <li>{@link GateScripts}: loading and running the scripts in the session's epoch.
@@ -32,6 +34,8 @@ class RedisAdmissionGate implements AdmissionGate {
   private final GatePending pending;
   private final GateStock stock;
   private final BucketMoves moves;
+  private final GateSale sale;
+  private final GateAdjustments adjustments;
 
   RedisAdmissionGate(GateSessions sessions, GateLayout layout, GateProperties properties) {
     this.scripts = new GateScripts(sessions);
@@ -43,11 +47,14 @@ class RedisAdmissionGate implements AdmissionGate {
             scripts, layout, placements, moves, transitions, properties.decisionBacklog());
     this.pending = new GatePending(scripts, layout, placements);
     this.stock = new GateStock(scripts, layout, placements);
+    this.sale = new GateSale(scripts, placements);
+    this.adjustments = new GateAdjustments(scripts, layout, placements);
   }
 
   @Override
-  public void register(String skuId, long initialStock, Integer perUserLimit, int buckets) {
-    stock.register(skuId, initialStock, perUserLimit, buckets);
+  public void register(
+      String skuId, long initialStock, Integer perUserLimit, int buckets, Schedule schedule) {
+    stock.register(skuId, initialStock, perUserLimit, buckets, schedule);
   }
 
   @Override
@@ -115,5 +122,45 @@ class RedisAdmissionGate implements AdmissionGate {
   @Override
   public Replenishment replenish(String skuId, String replenishmentId, long quantity) {
     return stock.replenish(skuId, replenishmentId, quantity);
+  }
+
+  @Override
+  public SaleWrite schedule(String skuId, long version, Instant opensAt, Instant closesAt) {
+    return sale.schedule(skuId, version, opensAt, closesAt);
+  }
+
+  @Override
+  public SaleWrite pause(String skuId, long version, boolean paused) {
+    return sale.pause(skuId, version, paused);
+  }
+
+  @Override
+  public SaleWrite limit(String skuId, long version, Integer perUserLimit) {
+    return sale.limit(skuId, version, perUserLimit);
+  }
+
+  @Override
+  public Optional<SkuState> state(String skuId) {
+    return sale.state(skuId);
+  }
+
+  @Override
+  public Adjustment adjust(String skuId, String adjustmentId, long quantity, String content) {
+    return adjustments.adjust(skuId, adjustmentId, quantity, content);
+  }
+
+  @Override
+  public Settlement adjustmentRecorded(String skuId, String adjustmentId) {
+    return adjustments.settle(skuId, adjustmentId, true);
+  }
+
+  @Override
+  public Settlement giveBackAdjustment(String skuId, String adjustmentId) {
+    return adjustments.settle(skuId, adjustmentId, false);
+  }
+
+  @Override
+  public List<PendingAdjustment> pendingAdjustmentsFor(Duration bound, int limit) {
+    return adjustments.pendingFor(bound, limit);
   }
 }

@@ -199,9 +199,9 @@ final class RestoreWriter {
   }
 
   /** HSET (or ZADD) of any number of pairs, in operations of bounded size. */
-  void addPairs(String name, String key, Map<String, Long> pairs) {
+  void addPairs(String name, String key, Map<String, ?> pairs) {
     List<String> args = new ArrayList<>(Math.min(2 * pairs.size(), MAX_OPERATION_ARGS));
-    for (Map.Entry<String, Long> pair : pairs.entrySet()) {
+    for (Map.Entry<String, ?> pair : pairs.entrySet()) {
       args.add(pair.getKey());
       args.add(String.valueOf(pair.getValue()));
       if (args.size() >= MAX_OPERATION_ARGS) {

@@ -24,6 +24,9 @@ class AdmissionMetrics {
   private final Counter limitExceeded;
   private final Counter unknownSku;
   private final Counter unavailable;
+  private final Counter saleNotOpen;
+  private final Counter saleClosed;
+  private final Counter salePaused;
   private final Counter failed;
   private final Timer gateLatency;
   private final AdmissionDecision.Cases<Counter> counters = new Counters();
@@ -36,6 +39,9 @@ class AdmissionMetrics {
     limitExceeded = counter(meters, "refused", CommandProblems.PURCHASE_LIMIT_EXCEEDED);
     unknownSku = counter(meters, "refused", CommandProblems.UNKNOWN_SKU);
     unavailable = counter(meters, "unavailable", CommandProblems.GATE_UNAVAILABLE);
+    saleNotOpen = counter(meters, "refused", CommandProblems.SALE_NOT_OPEN);
+    saleClosed = counter(meters, "refused", CommandProblems.SALE_CLOSED);
+    salePaused = counter(meters, "refused", CommandProblems.SALE_PAUSED);
     failed = counter(meters, "failed", "recording-failed");
     gateLatency =
         Timer.builder("stockade.gate.latency")
@@ -103,6 +109,21 @@ class AdmissionMetrics {
     @Override
     public Counter unavailable(AdmissionDecision.Unavailable decision) {
       return unavailable;
+    }
+
+    @Override
+    public Counter saleNotOpen(AdmissionDecision.SaleNotOpen decision) {
+      return saleNotOpen;
+    }
+
+    @Override
+    public Counter saleClosed(AdmissionDecision.SaleClosed decision) {
+      return saleClosed;
+    }
+
+    @Override
+    public Counter salePaused(AdmissionDecision.SalePaused decision) {
+      return salePaused;
     }
 
     /**

@@ -1,14 +1,18 @@
 package io.stockade.command.reservation;
 
-import io.stockade.api.StreamFold;
 import io.stockade.api.reservation.ReservationAbandoned;
 import io.stockade.api.reservation.ReservationEvent;
 import io.stockade.api.reservation.ReservationExtended;
 import io.stockade.api.reservation.StockConfirmed;
 import io.stockade.api.reservation.StockReleased;
 import io.stockade.api.reservation.StockReserved;
+import io.stockade.api.sku.PurchaseLimitChanged;
+import io.stockade.api.sku.SalePaused;
+import io.stockade.api.sku.SaleResumed;
+import io.stockade.api.sku.SaleScheduled;
 import io.stockade.api.sku.SkuEvent;
 import io.stockade.api.sku.SkuRegistered;
+import io.stockade.api.sku.StockAdjusted;
 import io.stockade.api.sku.StockReplenished;
 import io.stockade.command.admission.AdmissionGate;
 import io.stockade.command.admission.AdmissionGate.Replenishment;
@@ -17,7 +21,11 @@ import io.stockade.command.admission.AdmissionId;
 import io.stockade.command.admission.GateUnavailableException;
 import java.util.Optional;
 import org.axonframework.config.ProcessingGroup;
+import org.axonframework.eventhandling.DomainEventMessage;
 import org.axonframework.eventhandling.EventHandler;
+import org.axonframework.eventhandling.SequenceNumber;
+import org.axonframework.eventsourcing.eventstore.DomainEventStream;
+import org.axonframework.eventsourcing.eventstore.EventStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
@@ -32,7 +40,7 @@ import org.springframework.stereotype.Component;
  */
 @Component
 @ProcessingGroup(GateFollower.PROCESSING_GROUP)
-class GateFollower implements StreamFold {
+class GateFollower implements ReservationEvent.Fold {
 
   static final String PROCESSING_GROUP = "gate-follower";
 
@@ -40,15 +48,60 @@ class GateFollower implements StreamFold {
 
   private final AdmissionGate gate;
   private final ReservationRecord stored;
+  private final EventStore events;
 
-  GateFollower(AdmissionGate gate, ReservationRecord stored) {
+  GateFollower(AdmissionGate gate, ReservationRecord stored, EventStore events) {
     this.gate = gate;
     this.stored = stored;
+    this.events = events;
+  }
+
+  /**
+   * The window a SKU was registered with: the SaleScheduled its registration stored right after
+   * SkuRegistered (sequence 1), or null. Seeded with the counters, so that a SKU seeded here is
+   * never on sale before it opens.
+   */
+  private AdmissionGate.Schedule registeredWindow(String skuId) {
+    DomainEventStream stream = events.readEvents(SkuEvent.streamId(skuId), 1);
+    if (!stream.hasNext()) {
+      return null;
+    }
+    DomainEventMessage<?> next = stream.next();
+    if (next.getSequenceNumber() != 1 || !(next.getPayload() instanceof SkuEvent event)) {
+      return null;
+    }
+    AdmissionGate.Schedule[] window = {null};
+    event.applyTo(
+        new SkuEvent.Fold() {
+          @Override
+          public void on(SaleScheduled scheduled) {
+            window[0] = new AdmissionGate.Schedule(scheduled.opensAt(), scheduled.closesAt(), 1);
+          }
+
+          @Override
+          public void on(SkuRegistered registered) {}
+
+          @Override
+          public void on(StockReplenished replenished) {}
+
+          @Override
+          public void on(SalePaused paused) {}
+
+          @Override
+          public void on(SaleResumed resumed) {}
+
+          @Override
+          public void on(StockAdjusted adjusted) {}
+
+          @Override
+          public void on(PurchaseLimitChanged changed) {}
+        });
+    return window[0];
   }
 
   @EventHandler
-  void on(SkuEvent event) {
-    event.applyTo(this);
+  void on(SkuEvent event, @SequenceNumber long sequence) {
+    event.applyTo(new SkuFollowing(event.skuId(), sequence));
   }
 
   @EventHandler
@@ -56,30 +109,111 @@ class GateFollower implements StreamFold {
     event.applyTo(this);
   }
 
-  /** Seeds a SKU whose registration's own gate update never happened (seeding is idempotent). */
-  @Override
-  public void on(SkuRegistered event) {
-    try {
-      gate.register(event.skuId(), event.initialStock(), event.perUserLimit(), event.bucketCount());
-    } catch (GateUnavailableException e) {
-      throw new IllegalStateException("Gate unavailable; will retry " + event.skuId(), e);
-    }
-  }
+  /**
+   * Brings the gate up to one event of a SKU's stream: the sale's parts carry the event's sequence
+   * number, with which the gate keeps each part, so that a write applied late or twice never undoes
+   * a newer one.
+   */
+  private final class SkuFollowing implements SkuEvent.Fold {
 
-  /** Applies a replenishment whose own gate update never happened (once per replenishment id). */
-  @Override
-  public void on(StockReplenished event) {
-    Replenishment outcome =
-        gate.replenish(event.skuId(), event.replenishmentId(), event.quantity());
-    if (outcome == Replenishment.UNAVAILABLE) {
-      throw new IllegalStateException("Gate unavailable; will retry " + event.replenishmentId());
+    private final String skuId;
+    private final long sequence;
+
+    SkuFollowing(String skuId, long sequence) {
+      this.skuId = skuId;
+      this.sequence = sequence;
     }
-    if (outcome != Replenishment.APPLIED && outcome != Replenishment.DUPLICATE) {
-      log.error(
-          "Gate disagrees with the record about replenishment {} of {} ({})",
-          event.replenishmentId(),
-          event.skuId(),
-          outcome);
+
+    /**
+     * Seeds a SKU whose registration's own gate update never happened (seeding is idempotent), with
+     * the window it was registered with, in the same write.
+     */
+    @Override
+    public void on(SkuRegistered event) {
+      try {
+        gate.register(
+            event.skuId(),
+            event.initialStock(),
+            event.perUserLimit(),
+            event.bucketCount(),
+            registeredWindow(event.skuId()));
+      } catch (GateUnavailableException e) {
+        throw new IllegalStateException("Gate unavailable; will retry " + event.skuId(), e);
+      }
+    }
+
+    /** Applies a replenishment whose own gate update never happened (once per replenishment id). */
+    @Override
+    public void on(StockReplenished event) {
+      Replenishment outcome =
+          gate.replenish(event.skuId(), event.replenishmentId(), event.quantity());
+      if (outcome == Replenishment.UNAVAILABLE) {
+        throw new IllegalStateException("Gate unavailable; will retry " + event.replenishmentId());
+      }
+      if (outcome != Replenishment.APPLIED && outcome != Replenishment.DUPLICATE) {
+        log.error(
+            "Gate disagrees with the record about replenishment {} of {} ({})",
+            event.replenishmentId(),
+            event.skuId(),
+            outcome);
+      }
+    }
+
+    @Override
+    public void on(SaleScheduled event) {
+      written(gate.schedule(skuId, sequence, event.opensAt(), event.closesAt()));
+    }
+
+    @Override
+    public void on(SalePaused event) {
+      written(gate.pause(skuId, sequence, true));
+    }
+
+    @Override
+    public void on(SaleResumed event) {
+      written(gate.pause(skuId, sequence, false));
+    }
+
+    @Override
+    public void on(PurchaseLimitChanged event) {
+      written(gate.limit(skuId, sequence, event.perUserLimit()));
+    }
+
+    /**
+     * A positive adjustment whose own gate update never happened is applied; a negative one the
+     * gate took before its event was stored is marked recorded (taken now if the gate lost the
+     * take: a rebuild restores it from this event too).
+     */
+    @Override
+    public void on(StockAdjusted event) {
+      AdmissionGate.Adjustment outcome = gate.adjust(skuId, event.adjustmentId(), event.quantity());
+      switch (outcome.outcome()) {
+        case UNAVAILABLE ->
+            throw new IllegalStateException("Gate unavailable; will retry " + event.adjustmentId());
+        case APPLIED, DUPLICATE -> {
+          if (event.quantity() < 0
+              && gate.adjustmentRecorded(skuId, event.adjustmentId())
+                  == AdmissionGate.Settlement.UNAVAILABLE) {
+            throw new IllegalStateException("Gate unavailable; will retry " + event.adjustmentId());
+          }
+        }
+        default ->
+            log.error(
+                "Gate disagrees with the record about adjustment {} of {} ({})",
+                event.adjustmentId(),
+                skuId,
+                outcome.outcome());
+      }
+    }
+
+    private void written(AdmissionGate.SaleWrite outcome) {
+      if (outcome == AdmissionGate.SaleWrite.UNAVAILABLE) {
+        throw new IllegalStateException("Gate unavailable; will retry " + skuId);
+      }
+      if (outcome == AdmissionGate.SaleWrite.UNKNOWN_SKU) {
+        // The registration's seeding comes first in the stream; it will have failed loudly.
+        log.error("Gate does not know SKU {} to apply its sale's change {}", skuId, sequence);
+      }
     }
   }
 

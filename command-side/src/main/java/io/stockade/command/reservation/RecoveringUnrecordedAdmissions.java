@@ -63,7 +63,9 @@ class RecoveringUnrecordedAdmissions {
     this.bound = bound;
     this.repairs =
         Counter.builder("stockade.recovery.repairs")
-            .description("Admissions never recorded whose units were given back")
+            .description(
+                "Half-done changes repaired by the recovery sweepers: admissions never recorded"
+                    + " whose units were given back, adjustment takes recorded late")
             .tag("kind", "unrecorded-admission")
             .register(meters);
   }

@@ -29,6 +29,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 import org.axonframework.modelling.command.AggregateNotFoundException;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -242,7 +243,13 @@ class ReservationController {
   @Problem(status = 404, codes = CommandProblems.UNKNOWN_SKU)
   @Problem(
       status = 409,
-      codes = {CommandProblems.INSUFFICIENT_STOCK, CommandProblems.PURCHASE_LIMIT_EXCEEDED})
+      codes = {
+        CommandProblems.INSUFFICIENT_STOCK,
+        CommandProblems.PURCHASE_LIMIT_EXCEEDED,
+        CommandProblems.SALE_NOT_OPEN,
+        CommandProblems.SALE_CLOSED,
+        CommandProblems.SALE_PAUSED
+      })
   @Problem(status = 422, codes = CommandProblems.RESERVATION_ID_REUSED)
   @Problem(status = 429, codes = CommandProblems.RATE_LIMITED)
   @Problem(
@@ -362,6 +369,58 @@ class ReservationController {
     @Override
     public ResponseEntity<?> rateLimited(AdmissionDecision.RateLimited limited) {
       return ProblemResponses.response(limits.refused(limited));
+    }
+
+    @Override
+    public ResponseEntity<?> saleNotOpen(AdmissionDecision.SaleNotOpen notOpen) {
+      // Seconds until it opens by the gate's clock, rounded up: a retry then finds it open.
+      long millis = Duration.between(notOpen.now(), notOpen.opensAt()).toMillis();
+      HttpHeaders headers = new HttpHeaders();
+      headers.set(HttpHeaders.RETRY_AFTER, String.valueOf(Math.max(1, (millis + 999) / 1000)));
+      return ProblemResponses.response(
+          new ProblemException(
+              HttpStatus.CONFLICT,
+              CommandProblems.SALE_NOT_OPEN,
+              "Sale not open",
+              "The sale of SKU "
+                  + notOpen.skuId()
+                  + " opens at "
+                  + notOpen.opensAt()
+                  + "; nothing was reserved.",
+              Map.of(
+                  "skuId", notOpen.skuId(),
+                  "lineIndex", notOpen.lineIndex(),
+                  "opensAt", notOpen.opensAt().toString()),
+              HttpHeaders.readOnlyHttpHeaders(headers)));
+    }
+
+    @Override
+    public ResponseEntity<?> saleClosed(AdmissionDecision.SaleClosed closed) {
+      return ProblemResponses.response(
+          new ProblemException(
+              HttpStatus.CONFLICT,
+              CommandProblems.SALE_CLOSED,
+              "Sale closed",
+              "The sale of SKU "
+                  + closed.skuId()
+                  + " closed at "
+                  + closed.closesAt()
+                  + "; nothing was reserved.",
+              Map.of(
+                  "skuId", closed.skuId(),
+                  "lineIndex", closed.lineIndex(),
+                  "closesAt", closed.closesAt().toString())));
+    }
+
+    @Override
+    public ResponseEntity<?> salePaused(AdmissionDecision.SalePaused paused) {
+      return ProblemResponses.response(
+          new ProblemException(
+              HttpStatus.CONFLICT,
+              CommandProblems.SALE_PAUSED,
+              "Sale paused",
+              "The sale of SKU " + paused.skuId() + " is paused; nothing was reserved.",
+              Map.of("skuId", paused.skuId(), "lineIndex", paused.lineIndex())));
     }
   }
 

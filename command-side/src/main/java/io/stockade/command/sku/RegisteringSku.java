@@ -1,6 +1,7 @@
 package io.stockade.command.sku;
 
 import io.stockade.api.sku.RegisterSkuCommand;
+import io.stockade.api.sku.SaleSettings;
 import io.stockade.api.sku.SkuState;
 import io.stockade.command.admission.AdmissionGate;
 import org.axonframework.commandhandling.gateway.CommandGateway;
@@ -17,10 +18,12 @@ class RegisteringSku {
 
   private final CommandGateway commands;
   private final AdmissionGate gate;
+  private final SkuViews views;
 
-  RegisteringSku(CommandGateway commands, AdmissionGate gate) {
+  RegisteringSku(CommandGateway commands, AdmissionGate gate, SkuViews views) {
     this.commands = commands;
     this.gate = gate;
+    this.views = views;
   }
 
   SkuState register(RegisterSkuCommand command) {
@@ -32,8 +35,18 @@ class RegisteringSku {
       state = commands.sendAndWait(command);
     }
     // The initial stock only: replenishments reach the gate one by one, with their ids, so that
-    // none can be counted twice.
-    gate.register(state.skuId(), state.initialStock(), state.perUserLimit(), state.buckets());
+    // none can be counted twice. The window the SKU was registered with in the same write: no
+    // reservation is admitted before it is there.
+    AdmissionGate.Schedule schedule = null;
+    if (command.sale() != null) {
+      SaleSettings sale = views.sale(command.skuId());
+      if (sale.scheduleVersion() >= 0) {
+        schedule =
+            new AdmissionGate.Schedule(sale.opensAt(), sale.closesAt(), sale.scheduleVersion());
+      }
+    }
+    gate.register(
+        state.skuId(), state.initialStock(), state.perUserLimit(), state.buckets(), schedule);
     return state;
   }
 }

@@ -2,16 +2,30 @@ package io.stockade.command.sku;
 
 import static org.axonframework.modelling.command.AggregateLifecycle.apply;
 
+import io.stockade.api.sku.AdjustStockCommand;
+import io.stockade.api.sku.ChangePurchaseLimitCommand;
+import io.stockade.api.sku.PauseSaleCommand;
+import io.stockade.api.sku.PurchaseLimitChanged;
 import io.stockade.api.sku.RegisterSkuCommand;
 import io.stockade.api.sku.ReplenishStockCommand;
+import io.stockade.api.sku.ResumeSaleCommand;
+import io.stockade.api.sku.SalePaused;
+import io.stockade.api.sku.SaleResumed;
+import io.stockade.api.sku.SaleScheduled;
+import io.stockade.api.sku.SaleSettings;
+import io.stockade.api.sku.SaleWindow;
+import io.stockade.api.sku.ScheduleSaleCommand;
 import io.stockade.api.sku.SkuEvent;
 import io.stockade.api.sku.SkuRegistered;
 import io.stockade.api.sku.SkuState;
+import io.stockade.api.sku.StockAdjusted;
 import io.stockade.api.sku.StockReplenished;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import org.axonframework.commandhandling.CommandHandler;
+import org.axonframework.eventhandling.SequenceNumber;
 import org.axonframework.eventsourcing.EventSourcingHandler;
 import org.axonframework.modelling.command.AggregateCreationPolicy;
 import org.axonframework.modelling.command.AggregateIdentifier;
@@ -19,9 +33,11 @@ import org.axonframework.modelling.command.CreationPolicy;
 import org.axonframework.spring.stereotype.Aggregate;
 
 /**
- * A SKU's registration and the stock made sellable for it (initial stock and replenishments).
- * Reservations never go through this aggregate: the admission gate decides them, so one hot SKU
- * does not serialize its buyers here.
+ * A SKU's registration, the stock made sellable for it (initial stock, replenishments, adjustments)
+ * and its sale (schedule, pause, per-user limit). Reservations never go through this aggregate: the
+ * admission gate decides them, so one hot SKU does not serialize its buyers here. The gate holds
+ * the sale's parts with the sequence number of the event that set each, so that writes applied late
+ * or twice (by a command's repeat, the gate follower) never undo a newer one.
  */
 @Aggregate
 class Sku implements SkuEvent.Fold {
@@ -31,10 +47,29 @@ class Sku implements SkuEvent.Fold {
 
   private String skuId;
   private int initialStock;
-  private Integer perUserLimit;
+
+  /** As registered: a repeat of the registration is compared with them. */
+  private Integer registeredLimit;
+
+  private SaleWindow registeredSale;
+
   private int buckets = 1;
   private long totalStock;
   private final Map<String, Integer> replenishments = new HashMap<>();
+  private final Map<String, StockAdjusted> adjustments = new HashMap<>();
+
+  private Instant opensAt;
+  private Instant closesAt;
+  private int prequeueSeconds;
+  private long scheduleVersion = -1;
+  private boolean paused;
+  private String pausedReason;
+  private long pauseVersion = -1;
+  private Integer perUserLimit;
+  private long limitVersion;
+
+  /** The sequence number, in the stream, of the event being applied. */
+  private long sequence;
 
   Sku() {}
 
@@ -49,11 +84,19 @@ class Sku implements SkuEvent.Fold {
               command.initialStock(),
               command.perUserLimit(),
               requestedBuckets == 1 ? null : requestedBuckets));
+      SaleWindow sale = command.sale();
+      if (sale != null) {
+        // In the registration's transaction: the SKU is never on sale without its window.
+        apply(
+            new SaleScheduled(
+                command.skuId(), sale.opensAt(), sale.closesAt(), sale.prequeueSeconds()));
+      }
       return state(true);
     }
     if (initialStock != command.initialStock()
-        || !Objects.equals(perUserLimit, command.perUserLimit())
-        || buckets != requestedBuckets) {
+        || !Objects.equals(registeredLimit, command.perUserLimit())
+        || buckets != requestedBuckets
+        || !Objects.equals(registeredSale, command.sale())) {
       throw new SkuAlreadyRegisteredException(state(false));
     }
     return state(false);
@@ -74,11 +117,132 @@ class Sku implements SkuEvent.Fold {
   }
 
   /**
+   * Gives the sale its window while it has not opened by the gate's clock; after that only its end
+   * may change.
+   *
+   * @throws SaleAlreadyOpenException when the sale has opened and the opening would change
+   */
+  @CommandHandler
+  SaleSettings handle(ScheduleSaleCommand command) {
+    boolean same =
+        Objects.equals(opensAt, command.opensAt())
+            && Objects.equals(closesAt, command.closesAt())
+            && prequeueSeconds == command.prequeueSeconds();
+    if (same) {
+      return sale(false);
+    }
+    // On sale from its registration when it has no schedule.
+    boolean open = opensAt == null || !command.gateNow().isBefore(opensAt);
+    if (open
+        && !(Objects.equals(opensAt, command.opensAt())
+            && prequeueSeconds == command.prequeueSeconds())) {
+      throw new SaleAlreadyOpenException(skuId, opensAt);
+    }
+    apply(
+        new SaleScheduled(skuId, command.opensAt(), command.closesAt(), command.prequeueSeconds()));
+    return sale(true);
+  }
+
+  /** Pauses the sale; a repeat while paused changes nothing (its reason included). */
+  @CommandHandler
+  SaleSettings handle(PauseSaleCommand command) {
+    if (paused) {
+      return sale(false);
+    }
+    apply(new SalePaused(skuId, command.reason()));
+    return sale(true);
+  }
+
+  /** Resumes the sale; a repeat while not paused changes nothing. */
+  @CommandHandler
+  SaleSettings handle(ResumeSaleCommand command) {
+    if (!paused) {
+      return sale(false);
+    }
+    apply(new SaleResumed(skuId));
+    return sale(true);
+  }
+
+  /** Changes the per-user limit; the same limit again changes nothing. */
+  @CommandHandler
+  SaleSettings handle(ChangePurchaseLimitCommand command) {
+    if (Objects.equals(perUserLimit, command.perUserLimit())) {
+      return sale(false);
+    }
+    apply(new PurchaseLimitChanged(skuId, command.perUserLimit()));
+    return sale(true);
+  }
+
+  /**
+   * Records an adjustment once per adjustment id (a negative one the gate has already taken from
+   * the available stock); the same id with other content is refused.
+   *
+   * @return whether it stored the event (false for a repeat)
+   * @throws AdjustmentIdReusedException when the id was used with other content
+   */
+  @CommandHandler
+  boolean handle(AdjustStockCommand command) {
+    StockAdjusted recorded = adjustments.get(command.adjustmentId());
+    StockAdjusted asked =
+        new StockAdjusted(
+            skuId, command.adjustmentId(), command.quantity(), command.reason(), command.note());
+    if (recorded == null) {
+      apply(asked);
+      return true;
+    }
+    if (!recorded.equals(asked)) {
+      throw new AdjustmentIdReusedException(recorded.adjustmentId(), recorded.quantity());
+    }
+    return false;
+  }
+
+  @Override
+  public void on(SaleScheduled event) {
+    if (sequence == 1) {
+      // Right after the registration only the registration's own window can come: a SKU
+      // registered without one is on sale at once, and its opening can no longer change.
+      registeredSale = new SaleWindow(event.opensAt(), event.closesAt(), event.prequeueSeconds());
+    }
+    opensAt = event.opensAt();
+    closesAt = event.closesAt();
+    prequeueSeconds = event.prequeueSeconds();
+    scheduleVersion = sequence;
+  }
+
+  @Override
+  public void on(SalePaused event) {
+    paused = true;
+    pausedReason = event.reason();
+    pauseVersion = sequence;
+  }
+
+  @Override
+  public void on(SaleResumed event) {
+    paused = false;
+    pausedReason = null;
+    pauseVersion = sequence;
+  }
+
+  @Override
+  public void on(PurchaseLimitChanged event) {
+    perUserLimit = event.perUserLimit();
+    limitVersion = sequence;
+  }
+
+  @Override
+  public void on(StockAdjusted event) {
+    adjustments.put(event.adjustmentId(), event);
+    totalStock += event.quantity();
+  }
+
+  /**
    * The one handler Axon resolves for the stream: the event goes on to this aggregate's fold method
    * for its type, which the compiler checks there is.
    */
   @EventSourcingHandler
-  void on(SkuEvent event) {
+  void on(SkuEvent event, @SequenceNumber long sequence) {
+    // The sale's parts are held in the gate with the sequence number of the event that set each.
+    this.sequence = sequence;
     event.applyTo(this);
   }
 
@@ -93,12 +257,34 @@ class Sku implements SkuEvent.Fold {
     streamId = SkuEvent.streamId(event.skuId());
     skuId = event.skuId();
     initialStock = event.initialStock();
+    registeredLimit = event.perUserLimit();
     perUserLimit = event.perUserLimit();
+    limitVersion = sequence;
     buckets = event.bucketCount();
     totalStock = event.initialStock();
   }
 
   private SkuState state(boolean created) {
-    return new SkuState(skuId, initialStock, perUserLimit, totalStock, created, buckets);
+    return new SkuState(skuId, initialStock, registeredLimit, totalStock, created, buckets);
+  }
+
+  /** The sale as the stream says now (no event stored). */
+  SaleSettings sale() {
+    return sale(false);
+  }
+
+  private SaleSettings sale(boolean changed) {
+    return new SaleSettings(
+        skuId,
+        changed,
+        opensAt,
+        closesAt,
+        prequeueSeconds,
+        scheduleVersion,
+        paused,
+        pausedReason,
+        pauseVersion,
+        perUserLimit,
+        limitVersion);
   }
 }

@@ -89,7 +89,8 @@ class SkuController {
   record RegisterSkuRequest(
       @NotNull @PositiveOrZero @Max(1_000_000_000) Integer initialStock,
       @Min(0) Integer perUserLimit,
-      @Min(1) @Max(1024) Integer buckets) {}
+      @Min(1) @Max(1024) Integer buckets,
+      @Valid SaleRequest sale) {}
 
   record SkuResponse(
       String skuId, int initialStock, Integer perUserLimit, long totalStock, int buckets) {
@@ -121,7 +122,11 @@ class SkuController {
       state =
           registeringSku.register(
               new RegisterSkuCommand(
-                  skuId, request.initialStock(), request.perUserLimit(), request.buckets()));
+                  skuId,
+                  request.initialStock(),
+                  request.perUserLimit(),
+                  request.buckets(),
+                  request.sale() == null ? null : request.sale().window()));
     } catch (SkuAlreadyRegisteredException e) {
       throw alreadyRegistered(e.existing());
     } catch (GateUnavailableException e) {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.stockade.api.reservation.ReservationLine;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -37,12 +38,25 @@ import org.springframework.data.redis.core.script.RedisScript;
  */
 class GateAgreesWithModelTest {
 
-  private static final int TRIES = 200;
+  private static final int TRIES = 260;
 
   private static final int SKUS = 3;
   private static final int USERS = 3;
   private static final int RESERVATIONS = 8;
   private static final int REPLENISHMENTS = 4;
+  private static final int ADJUSTMENTS = 3;
+  private static final long[] ADJUSTMENT_QUANTITIES = {-2, -1, 3};
+
+  /** The letter of each decision in the decision stream; anything else appends none. */
+  private static final Map<Class<?>, String> OUTCOME_LETTERS =
+      Map.of(
+          AdmissionDecision.Admitted.class, "A",
+          AdmissionDecision.Insufficient.class, "I",
+          AdmissionDecision.LimitExceeded.class, "L",
+          AdmissionDecision.SaleNotOpen.class, "N",
+          AdmissionDecision.SaleClosed.class, "C",
+          AdmissionDecision.SalePaused.class, "P");
+
   private static final Duration HOLD = Duration.ofSeconds(900);
   private static final Instant NOW = Instant.parse("2030-01-01T12:00:00Z");
 
@@ -85,6 +99,23 @@ class GateAgreesWithModelTest {
 
   record Replenish(String sku, String replenishment, long quantity) implements Step {}
 
+  /** The sale's window, a day or more away from now on either side. */
+  enum Window {
+    NONE,
+    NOT_OPEN,
+    OPEN,
+    CLOSED
+  }
+
+  record Schedule(String sku, long version, Window window) implements Step {}
+
+  record Pause(String sku, long version, boolean paused) implements Step {}
+
+  record LimitChange(String sku, long version, Integer limit) implements Step {}
+
+  /** An adjustment; a negative one is then marked recorded, as the command that stores it does. */
+  record Adjust(String sku, String adjustment, long quantity) implements Step {}
+
   @Test
   void gateAgreesWithTheModelAndConservesStock() {
     long seed = Long.getLong("stockade.test.seed", System.nanoTime());
@@ -118,7 +149,16 @@ class GateAgreesWithModelTest {
             "release NOT_ACTIVE",
             "release OTHER_ADMISSION",
             "replenish DUPLICATE",
-            "replenish CONFLICT");
+            "replenish CONFLICT",
+            "SaleNotOpen",
+            "SaleClosed",
+            "SalePaused",
+            "sale APPLIED",
+            "sale STALE",
+            "adjust APPLIED",
+            "adjust DUPLICATE",
+            "adjust CONFLICT",
+            "adjust INSUFFICIENT");
   }
 
   private void check(List<Step> steps, Map<String, Integer> outcomes) {
@@ -164,7 +204,12 @@ class GateAgreesWithModelTest {
       String before = lastDecision();
       AdmissionDecision actual = gate.reserve(admission);
       long sequence = actual instanceof AdmissionDecision.Admitted a ? a.sequence() : -1;
-      assertThat(actual).as("%s", step).isEqualTo(model.reserve(admission, sequence));
+      // The gate's clock when it refused is Redis's; the model has none.
+      AdmissionDecision compared =
+          actual instanceof AdmissionDecision.SaleNotOpen n
+              ? new AdmissionDecision.SaleNotOpen(n.skuId(), n.lineIndex(), n.opensAt(), null)
+              : actual;
+      assertThat(compared).as("%s", step).isEqualTo(model.reserve(admission, sequence));
       checkDecision(before, admission, actual, model, step);
       return actual instanceof AdmissionDecision.Duplicate d
           ? "Duplicate " + d.state()
@@ -198,6 +243,53 @@ class GateAgreesWithModelTest {
       AdmissionGate.Transition actual = gate.release(id, named, IN_ONE_PARTITION, "CANCELLED");
       assertThat(actual).as("%s", step).isEqualTo(model.release(id, named));
       return "release " + actual;
+    }
+    if (step instanceof Schedule schedule) {
+      String sku = prefix + schedule.sku();
+      Instant day = Instant.now().truncatedTo(ChronoUnit.MILLIS);
+      Instant opens =
+          switch (schedule.window()) {
+            case NONE -> null;
+            case NOT_OPEN -> day.plus(Duration.ofDays(1));
+            case OPEN -> day.minus(Duration.ofDays(1));
+            case CLOSED -> day.minus(Duration.ofDays(2));
+          };
+      Instant closes =
+          switch (schedule.window()) {
+            case NONE -> null;
+            case NOT_OPEN -> schedule.version() % 2 == 0 ? null : day.plus(Duration.ofDays(2));
+            case OPEN -> schedule.version() % 2 == 0 ? null : day.plus(Duration.ofDays(1));
+            case CLOSED -> day.minus(Duration.ofDays(1));
+          };
+      AdmissionGate.SaleWrite actual = gate.schedule(sku, schedule.version(), opens, closes);
+      assertThat(actual)
+          .as("%s", step)
+          .isEqualTo(model.schedule(sku, schedule.version(), opens, closes));
+      return "sale " + actual;
+    }
+    if (step instanceof Pause pause) {
+      String sku = prefix + pause.sku();
+      AdmissionGate.SaleWrite actual = gate.pause(sku, pause.version(), pause.paused());
+      assertThat(actual)
+          .as("%s", step)
+          .isEqualTo(model.pause(sku, pause.version(), pause.paused()));
+      return "sale " + actual;
+    }
+    if (step instanceof LimitChange limit) {
+      String sku = prefix + limit.sku();
+      AdmissionGate.SaleWrite actual = gate.limit(sku, limit.version(), limit.limit());
+      assertThat(actual).as("%s", step).isEqualTo(model.limit(sku, limit.version(), limit.limit()));
+      return "sale " + actual;
+    }
+    if (step instanceof Adjust adjust) {
+      String sku = prefix + adjust.sku();
+      String id = prefix + adjust.adjustment();
+      AdmissionGate.Adjustment actual = gate.adjust(sku, id, adjust.quantity());
+      assertThat(actual).as("%s", step).isEqualTo(model.adjust(sku, id, adjust.quantity()));
+      if (adjust.quantity() < 0 && actual.outcome() == AdmissionGate.AdjustmentOutcome.APPLIED) {
+        assertThat(gate.adjustmentRecorded(sku, id)).isEqualTo(AdmissionGate.Settlement.DONE);
+      }
+      return "adjust " + actual.outcome();
     }
     Replenish replenish = (Replenish) step;
     String sku = prefix + replenish.sku();
@@ -244,9 +336,10 @@ class GateAgreesWithModelTest {
   }
 
   /**
-   * A decision (admitted, insufficient, limit exceeded) appends exactly one entry to the decision
-   * stream: its outcome, the admission's sequence, user and reservation, and every merged line with
-   * the SKU's available units after it, as the model has them. Anything else appends none.
+   * A decision (admitted, insufficient, limit exceeded, sale not open, closed or paused) appends
+   * exactly one entry to the decision stream: its outcome, the admission's sequence, user and
+   * reservation, and every merged line with the SKU's available units after it, as the model has
+   * them. Anything else appends none.
    */
   private void checkDecision(
       String before, Admission admission, AdmissionDecision actual, GateModel model, Step step) {
@@ -256,12 +349,7 @@ class GateAgreesWithModelTest {
             .range(
                 TestRedis.PARTITION.decisions(),
                 Range.rightUnbounded(Range.Bound.exclusive(before)));
-    String outcome =
-        actual instanceof AdmissionDecision.Admitted
-            ? "A"
-            : actual instanceof AdmissionDecision.Insufficient
-                ? "I"
-                : actual instanceof AdmissionDecision.LimitExceeded ? "L" : null;
+    String outcome = OUTCOME_LETTERS.get(actual.getClass());
     if (outcome == null) {
       assertThat(appended).as("decisions appended by %s", step).isEmpty();
       return;
@@ -348,6 +436,7 @@ class GateAgreesWithModelTest {
       keys.add(TestRedis.LAYOUT.counters(sku));
       keys.add(TestRedis.LAYOUT.holders(sku));
       keys.add(TestRedis.LAYOUT.replenishments(sku));
+      keys.add(TestRedis.PARTITION.adjustments(sku));
     }
     for (int i = 0; i < RESERVATIONS; i++) {
       keys.add(TestRedis.PARTITION.intent(prefix + "r" + i));
@@ -369,7 +458,7 @@ class GateAgreesWithModelTest {
     }
     int mixed = 1 + random.nextInt(40 - SKUS);
     for (int i = 0; i < mixed; i++) {
-      int kind = random.nextInt(19);
+      int kind = random.nextInt(25);
       if (kind < 2) {
         steps.add(register(random, pick(random, "s", SKUS)));
       } else if (kind < 8) {
@@ -384,10 +473,30 @@ class GateAgreesWithModelTest {
         steps.add(new Confirm(reservation(random), random.nextInt(5) == 0, random.nextBoolean()));
       } else if (kind < 17) {
         steps.add(new Release(reservation(random), random.nextInt(5) == 0));
-      } else {
+      } else if (kind < 19) {
         steps.add(
             new Replenish(
                 pick(random, "s", SKUS), pick(random, "p", REPLENISHMENTS), 1 + random.nextInt(3)));
+      } else if (kind < 21) {
+        Window[] windows = Window.values();
+        steps.add(
+            new Schedule(
+                pick(random, "s", SKUS),
+                random.nextInt(6),
+                windows[random.nextInt(windows.length)]));
+      } else if (kind < 22) {
+        steps.add(new Pause(pick(random, "s", SKUS), random.nextInt(6), random.nextInt(3) == 0));
+      } else if (kind < 23) {
+        steps.add(
+            new LimitChange(
+                pick(random, "s", SKUS),
+                random.nextInt(6),
+                random.nextInt(3) == 0 ? null : random.nextInt(4)));
+      } else {
+        // Mostly the quantity its id always has (repeats are duplicates), else another one.
+        int id = random.nextInt(ADJUSTMENTS);
+        long quantity = ADJUSTMENT_QUANTITIES[id] - (random.nextInt(4) == 0 ? 1 : 0);
+        steps.add(new Adjust(pick(random, "s", SKUS), "a" + id, quantity));
       }
     }
     return steps;

@@ -43,6 +43,8 @@ class GateKeyLayoutTest {
                 partition.counters("<skuId>"),
                 partition.holders("<skuId>"),
                 partition.replenishments("<skuId>"),
+                partition.adjustments("<skuId>"),
+                partition.adjustmentsPending(),
                 partition.intent("<reservationId>")));
 
     assertThat(built).isEqualTo(new TreeSet<>(GateKeyTable.shapes().keySet()));

@@ -24,7 +24,16 @@ final class GateModel {
     long reserved;
     long sold;
     long total;
-    final Integer limit;
+    Integer limit;
+    Instant opensAt;
+    Instant closesAt;
+    boolean paused;
+
+    /** The version each part of the sale state was written with; -1: never written. */
+    long scheduleVersion = -1;
+
+    long pauseVersion = -1;
+    long limitVersion = -1;
 
     Counters(long initial, Integer limit) {
       this.available = initial;
@@ -60,6 +69,7 @@ final class GateModel {
   private final Map<String, Counters> skus = new HashMap<>();
   private final Map<String, Intent> intents = new HashMap<>();
   private final Map<String, Long> replenishments = new HashMap<>();
+  private final Map<String, Long> adjustments = new HashMap<>();
 
   /** A model of the gate open in {@code epoch}. */
   GateModel(long epoch) {
@@ -121,6 +131,22 @@ final class GateModel {
     for (int index = 0; index < lines.size(); index++) {
       if (!skus.containsKey(lines.get(index).skuId())) {
         return new AdmissionDecision.UnknownSku(lines.get(index).skuId(), index);
+      }
+    }
+    // The sale of every line before any line's stock: not open, closed, paused. The model's clock
+    // is this machine's; the test keeps every bound a day away from it.
+    Instant now = Instant.now();
+    for (int index = 0; index < lines.size(); index++) {
+      String sku = lines.get(index).skuId();
+      Counters counters = skus.get(sku);
+      if (counters.opensAt != null && now.isBefore(counters.opensAt)) {
+        return new AdmissionDecision.SaleNotOpen(sku, index, counters.opensAt, null);
+      }
+      if (counters.closesAt != null && !now.isBefore(counters.closesAt)) {
+        return new AdmissionDecision.SaleClosed(sku, index, counters.closesAt);
+      }
+      if (counters.paused) {
+        return new AdmissionDecision.SalePaused(sku, index);
       }
     }
     for (int index = 0; index < lines.size(); index++) {
@@ -229,6 +255,71 @@ final class GateModel {
         intents.put(reservationId, intent.moveTo("RELEASED"));
         return Transition.DONE;
     }
+  }
+
+  AdmissionGate.SaleWrite schedule(String skuId, long version, Instant opensAt, Instant closesAt) {
+    Counters counters = skus.get(skuId);
+    if (counters == null) {
+      return AdmissionGate.SaleWrite.UNKNOWN_SKU;
+    }
+    if (version <= counters.scheduleVersion) {
+      return AdmissionGate.SaleWrite.STALE;
+    }
+    counters.scheduleVersion = version;
+    counters.opensAt = opensAt;
+    counters.closesAt = closesAt;
+    return AdmissionGate.SaleWrite.APPLIED;
+  }
+
+  AdmissionGate.SaleWrite pause(String skuId, long version, boolean paused) {
+    Counters counters = skus.get(skuId);
+    if (counters == null) {
+      return AdmissionGate.SaleWrite.UNKNOWN_SKU;
+    }
+    if (version <= counters.pauseVersion) {
+      return AdmissionGate.SaleWrite.STALE;
+    }
+    counters.pauseVersion = version;
+    counters.paused = paused;
+    return AdmissionGate.SaleWrite.APPLIED;
+  }
+
+  AdmissionGate.SaleWrite limit(String skuId, long version, Integer limit) {
+    Counters counters = skus.get(skuId);
+    if (counters == null) {
+      return AdmissionGate.SaleWrite.UNKNOWN_SKU;
+    }
+    if (version <= counters.limitVersion) {
+      return AdmissionGate.SaleWrite.STALE;
+    }
+    counters.limitVersion = version;
+    counters.limit = limit;
+    return AdmissionGate.SaleWrite.APPLIED;
+  }
+
+  /** An adjustment: available (and total) up or down, never below zero, once per id. */
+  AdmissionGate.Adjustment adjust(String skuId, String adjustmentId, long quantity) {
+    Counters counters = skus.get(skuId);
+    if (counters == null) {
+      return new AdmissionGate.Adjustment(AdmissionGate.AdjustmentOutcome.UNKNOWN_SKU, null, null);
+    }
+    String key = skuId + " " + adjustmentId;
+    Long applied = adjustments.get(key);
+    if (applied != null) {
+      return applied == quantity
+          ? new AdmissionGate.Adjustment(
+              AdmissionGate.AdjustmentOutcome.DUPLICATE, counters.available, null)
+          : new AdmissionGate.Adjustment(AdmissionGate.AdjustmentOutcome.CONFLICT, null, applied);
+    }
+    if (counters.available + quantity < 0) {
+      return new AdmissionGate.Adjustment(
+          AdmissionGate.AdjustmentOutcome.INSUFFICIENT, counters.available, null);
+    }
+    adjustments.put(key, quantity);
+    counters.available += quantity;
+    counters.total += quantity;
+    return new AdmissionGate.Adjustment(
+        AdmissionGate.AdjustmentOutcome.APPLIED, counters.available, null);
   }
 
   Replenishment replenish(String skuId, String replenishmentId, long quantity) {

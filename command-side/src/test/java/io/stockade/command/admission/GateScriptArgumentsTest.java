@@ -57,6 +57,10 @@ class GateScriptArgumentsTest {
       return TestRedis.LAYOUT.replenishments(sku);
     }
 
+    String adjustments() {
+      return TestRedis.PARTITION.adjustments(sku);
+    }
+
     String intent() {
       return TestRedis.PARTITION.intent(reservation);
     }
@@ -608,7 +612,115 @@ class GateScriptArgumentsTest {
                         "replenish",
                         replenishKeys(f),
                         List.of("R-1", "5"),
-                        fx -> replaceWithString(fx, fx.replenishments()))));
+                        fx -> replaceWithString(fx, fx.replenishments()))),
+        Arguments.of(
+            "reserve: counters with a malformed opensAt",
+            (Fn)
+                f ->
+                    validReserve(
+                        f, fx -> fx.redis().opsForHash().put(fx.counters(), "opensAt", "soon"))),
+        sale("no part", List.of()),
+        sale("an unknown part", List.of("window", "1", "1", "2")),
+        sale("a schedule without closesAt", List.of("schedule", "1", "1000")),
+        sale("a negative version", List.of("schedule", "-1", "1000", "2000")),
+        sale("opensAt not a number", List.of("schedule", "1", "soon", "2000")),
+        sale("opensAt after closesAt", List.of("schedule", "1", "3000", "2000")),
+        sale("opensAt at closesAt", List.of("schedule", "1", "2000", "2000")),
+        sale("paused neither 0 nor 1", List.of("pause", "1", "2")),
+        sale("a limit below -1", List.of("limit", "1", "-2")),
+        sale("a limit and more", List.of("limit", "1", "3", "4")),
+        Arguments.of(
+            "sale: counters of the wrong type",
+            (Fn)
+                f ->
+                    new Call(
+                        "sale",
+                        List.of(f.counters()),
+                        List.of("pause", "1", "1"),
+                        fx -> replaceWithString(fx, fx.counters()))),
+        Arguments.of(
+            "sale: counters with a malformed version",
+            (Fn)
+                f ->
+                    new Call(
+                        "sale",
+                        List.of(f.counters()),
+                        List.of("pause", "2", "1"),
+                        fx -> fx.redis().opsForHash().put(fx.counters(), "pauseVersion", "x"))),
+        Arguments.of(
+            "state: an argument", (Fn) f -> new Call("state", List.of(f.counters()), List.of("1"))),
+        Arguments.of(
+            "state: counters of the wrong type",
+            (Fn)
+                f ->
+                    new Call(
+                        "state",
+                        List.of(f.counters()),
+                        List.of(),
+                        fx -> replaceWithString(fx, fx.counters()))),
+        adjust("zero quantity", List.of("A-1", "0", "1", "exact")),
+        adjust("quantity not a number", List.of("A-1", "-five", "1", "exact")),
+        adjust("an id with a colon", List.of("A:1", "-5", "5", "exact")),
+        adjust("no units", List.of("A-1", "-5", "0", "exact")),
+        adjust("more units than the quantity", List.of("A-1", "-5", "6", "exact")),
+        adjust("a positive one in part", List.of("A-1", "5", "4", "exact")),
+        adjust("a positive one upto", List.of("A-1", "5", "5", "upto")),
+        adjust("an unknown mode", List.of("A-1", "-5", "5", "some")),
+        adjust("no mode", List.of("A-1", "-5", "5")),
+        Arguments.of(
+            "adjust: adjustments of the wrong type",
+            (Fn)
+                f ->
+                    new Call(
+                        "adjust",
+                        adjustKeys(f),
+                        List.of("A-1", "-1", "1", "exact"),
+                        fx -> replaceWithString(fx, fx.adjustments()))),
+        Arguments.of(
+            "adjust: a malformed record",
+            (Fn)
+                f ->
+                    new Call(
+                        "adjust",
+                        adjustKeys(f),
+                        List.of("A-1", "-1", "1", "exact"),
+                        fx -> fx.redis().opsForHash().put(fx.adjustments(), "A-1", "five"))),
+        Arguments.of(
+            "adjust: a pending list of the wrong type",
+            (Fn)
+                f ->
+                    new Call(
+                        "adjust",
+                        adjustKeys(f),
+                        List.of("A-1", "-1", "1", "exact"),
+                        fx -> replaceWithString(fx, TestRedis.PARTITION.adjustmentsPending()))),
+        Arguments.of(
+            "adjusted: an unknown action",
+            (Fn) f -> new Call("adjusted", adjustKeys(f), List.of("A-1", "forget"))),
+        Arguments.of(
+            "adjusted: an id with a colon",
+            (Fn) f -> new Call("adjusted", adjustKeys(f), List.of("A:1", "giveback"))),
+        Arguments.of(
+            "adjusted: a malformed record",
+            (Fn)
+                f ->
+                    new Call(
+                        "adjusted",
+                        adjustKeys(f),
+                        List.of("A-1", "giveback"),
+                        fx -> fx.redis().opsForHash().put(fx.adjustments(), "A-1", "five"))));
+  }
+
+  private static Arguments sale(String name, List<String> args) {
+    return Arguments.of("sale: " + name, (Fn) f -> new Call("sale", List.of(f.counters()), args));
+  }
+
+  private static Arguments adjust(String name, List<String> args) {
+    return Arguments.of("adjust: " + name, (Fn) f -> new Call("adjust", adjustKeys(f), args));
+  }
+
+  private static List<String> adjustKeys(Fixture f) {
+    return List.of(f.counters(), f.adjustments(), TestRedis.PARTITION.adjustmentsPending());
   }
 
   /** Builds a call once the fixture's names are known. */
@@ -638,6 +750,8 @@ class GateScriptArgumentsTest {
             fixture.counters() + "-new",
             fixture.holders(),
             fixture.replenishments(),
+            fixture.adjustments(),
+            TestRedis.PARTITION.adjustmentsPending(),
             fixture.intent(),
             fixture.fresh(),
             TestRedis.PARTITION.pending(),

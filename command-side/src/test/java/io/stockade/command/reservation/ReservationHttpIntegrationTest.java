@@ -25,6 +25,8 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.data.domain.Range;
+import org.springframework.data.redis.connection.stream.MapRecord;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.MediaType;
@@ -313,6 +315,53 @@ class ReservationHttpIntegrationTest {
     assertThat(counters(sku)).containsEntry("available", "8");
     assertThat(reserve("O-" + run + "-3", "u-2", line(sku, 2)).getStatusCode().value())
         .isEqualTo(201);
+  }
+
+  /**
+   * The sale as the gate decides it: 409 sale-not-open with Retry-After before it opens,
+   * sale-paused while paused, sale-closed from its close on; each refusal is logged with its
+   * outcome.
+   */
+  @Test
+  void aSaleNotOpenPausedOrClosedIs409AndEachRefusalIsLogged() {
+    String sku = "sku-" + run;
+    register(sku, 10, null);
+    Instant redisNow = gate.state(sku).orElseThrow().now();
+    gate.schedule(sku, 1, redisNow.plus(Duration.ofHours(1)), null);
+
+    ResponseEntity<JsonNode> notOpen = reserve("N-" + run, "u-1", line(sku, 1));
+
+    assertThat(notOpen.getStatusCode().value()).isEqualTo(409);
+    assertThat(notOpen.getBody().get("type").asString()).endsWith("/sale-not-open");
+    assertThat(notOpen.getBody().get("opensAt").asString())
+        .isEqualTo(redisNow.plus(Duration.ofHours(1)).toString());
+    assertThat(Long.parseLong(notOpen.getHeaders().getFirst("Retry-After")))
+        .isBetween(3500L, 3600L);
+
+    gate.schedule(sku, 2, redisNow.minus(Duration.ofHours(1)), redisNow.plus(Duration.ofHours(1)));
+    gate.pause(sku, 3, true);
+    ResponseEntity<JsonNode> paused = reserve("P-" + run, "u-1", line(sku, 1));
+    assertThat(paused.getStatusCode().value()).isEqualTo(409);
+    assertThat(paused.getBody().get("type").asString()).endsWith("/sale-paused");
+
+    gate.pause(sku, 4, false);
+    assertThat(reserve("A-" + run, "u-1", line(sku, 1)).getStatusCode().value()).isEqualTo(201);
+    gate.schedule(sku, 5, redisNow.minus(Duration.ofHours(2)), redisNow.minus(Duration.ofHours(1)));
+    ResponseEntity<JsonNode> closed = reserve("C-" + run, "u-1", line(sku, 1));
+    assertThat(closed.getStatusCode().value()).isEqualTo(409);
+    assertThat(closed.getBody().get("type").asString()).endsWith("/sale-closed");
+    assertThat(counters(sku)).containsEntry("available", "9");
+
+    // The decisions in the gate's stream (the drain to gate_decision is off in these tests).
+    List<String> decided = new ArrayList<>();
+    for (MapRecord<String, Object, Object> entry :
+        redis.opsForStream().range("stockade:{g0}:gate:decisions", Range.unbounded())) {
+      String[] fields = String.valueOf(entry.getValue().get("d")).split(" ");
+      if (fields[4].endsWith("-" + run) && fields[5].equals(sku)) {
+        decided.add(fields[2] + " " + fields[4]);
+      }
+    }
+    assertThat(decided).containsExactly("N N-" + run, "P P-" + run, "A A-" + run, "C C-" + run);
   }
 
   @Test

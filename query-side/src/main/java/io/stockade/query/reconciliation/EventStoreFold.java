@@ -7,7 +7,12 @@ import io.stockade.api.reservation.ReservationLine;
 import io.stockade.api.reservation.StockConfirmed;
 import io.stockade.api.reservation.StockReleased;
 import io.stockade.api.reservation.StockReserved;
+import io.stockade.api.sku.PurchaseLimitChanged;
+import io.stockade.api.sku.SalePaused;
+import io.stockade.api.sku.SaleResumed;
+import io.stockade.api.sku.SaleScheduled;
 import io.stockade.api.sku.SkuRegistered;
+import io.stockade.api.sku.StockAdjusted;
 import io.stockade.api.sku.StockReplenished;
 import io.stockade.platform.eventstore.EventTableFold;
 import java.util.Collections;
@@ -146,6 +151,32 @@ class EventStoreFold {
     public void on(StockReplenished event) {
       add(event.skuId(), event.quantity(), 0, 0);
       changedSku(event.skuId());
+    }
+
+    @Override
+    public void on(StockAdjusted event) {
+      add(event.skuId(), event.quantity(), 0, 0);
+      changedSku(event.skuId());
+    }
+
+    @Override
+    public void on(SaleScheduled event) {
+      // The sale's window changes no stock.
+    }
+
+    @Override
+    public void on(SalePaused event) {
+      // A pause changes no stock.
+    }
+
+    @Override
+    public void on(SaleResumed event) {
+      // A resume changes no stock.
+    }
+
+    @Override
+    public void on(PurchaseLimitChanged event) {
+      // A limit changes no stock.
     }
 
     @Override

@@ -7,7 +7,12 @@ import io.stockade.api.reservation.ReservationLine;
 import io.stockade.api.reservation.StockConfirmed;
 import io.stockade.api.reservation.StockReleased;
 import io.stockade.api.reservation.StockReserved;
+import io.stockade.api.sku.PurchaseLimitChanged;
+import io.stockade.api.sku.SalePaused;
+import io.stockade.api.sku.SaleResumed;
+import io.stockade.api.sku.SaleScheduled;
 import io.stockade.api.sku.SkuRegistered;
+import io.stockade.api.sku.StockAdjusted;
 import io.stockade.api.sku.StockReplenished;
 import java.time.Instant;
 
@@ -61,6 +66,32 @@ final class StockChanges implements StreamFold {
   @Override
   public void on(StockReplenished event) {
     target.apply(change(event.skuId(), event.replenishmentId(), event.quantity(), 0, 0));
+  }
+
+  /** An adjustment changes the total, and with it the available units, by its quantity. */
+  @Override
+  public void on(StockAdjusted event) {
+    target.apply(change(event.skuId(), event.adjustmentId(), event.quantity(), 0, 0));
+  }
+
+  @Override
+  public void on(SaleScheduled event) {
+    // The sale's window changes no stock (the stock view does not carry the sale yet).
+  }
+
+  @Override
+  public void on(SalePaused event) {
+    // A pause changes no stock (the stock view does not carry the sale yet).
+  }
+
+  @Override
+  public void on(SaleResumed event) {
+    // A resume changes no stock (the stock view does not carry the sale yet).
+  }
+
+  @Override
+  public void on(PurchaseLimitChanged event) {
+    // A limit changes no stock (the stock view keeps the registration's limit for now).
   }
 
   @Override

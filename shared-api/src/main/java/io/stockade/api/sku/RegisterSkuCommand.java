@@ -7,13 +7,19 @@ import org.axonframework.modelling.command.TargetAggregateIdentifier;
  *
  * @param perUserLimit units one user may hold (reserved or bought), or {@code null} for no limit
  * @param buckets how many buckets the admission gate splits the stock over, or {@code null} for 1
+ * @param sale the sale's window, or {@code null}: on sale from the registration
  */
 public record RegisterSkuCommand(
-    String skuId, int initialStock, Integer perUserLimit, Integer buckets) {
+    String skuId, int initialStock, Integer perUserLimit, Integer buckets, SaleWindow sale) {
 
   /** A SKU in one bucket. */
   public RegisterSkuCommand(String skuId, int initialStock, Integer perUserLimit) {
-    this(skuId, initialStock, perUserLimit, null);
+    this(skuId, initialStock, perUserLimit, null, null);
+  }
+
+  /** A SKU on sale from its registration. */
+  public RegisterSkuCommand(String skuId, int initialStock, Integer perUserLimit, Integer buckets) {
+    this(skuId, initialStock, perUserLimit, buckets, null);
   }
 
   /** The stream this command is for, in its aggregate type's namespace. */

@@ -1,7 +1,14 @@
 package io.stockade.api.sku;
 
 /** The events of one SKU's stream. */
-public sealed interface SkuEvent permits SkuRegistered, StockReplenished {
+public sealed interface SkuEvent
+    permits SkuRegistered,
+        StockReplenished,
+        SaleScheduled,
+        SalePaused,
+        SaleResumed,
+        StockAdjusted,
+        PurchaseLimitChanged {
 
   /** What begins the aggregate identifier of every SKU's stream in the event store. */
   String STREAM_PREFIX = "sku:";
@@ -30,5 +37,15 @@ public sealed interface SkuEvent permits SkuRegistered, StockReplenished {
     void on(SkuRegistered event);
 
     void on(StockReplenished event);
+
+    void on(SaleScheduled event);
+
+    void on(SalePaused event);
+
+    void on(SaleResumed event);
+
+    void on(StockAdjusted event);
+
+    void on(PurchaseLimitChanged event);
   }
 }

@@ -120,6 +120,21 @@ final class GateEngine implements Engine {
     }
 
     @Override
+    public Boolean saleNotOpen(AdmissionDecision.SaleNotOpen saleNotOpen) {
+      throw unexpected(saleNotOpen);
+    }
+
+    @Override
+    public Boolean saleClosed(AdmissionDecision.SaleClosed saleClosed) {
+      throw unexpected(saleClosed);
+    }
+
+    @Override
+    public Boolean salePaused(AdmissionDecision.SalePaused salePaused) {
+      throw unexpected(salePaused);
+    }
+
+    @Override
     public Boolean unavailable(AdmissionDecision.Unavailable unavailable) {
       throw unexpected(unavailable);
     }

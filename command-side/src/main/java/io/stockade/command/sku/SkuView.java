@@ -1,0 +1,25 @@
+package io.stockade.command.sku;
+
+import java.time.Instant;
+
+/**
+ * A SKU as the gate sees it now ({@code GET /api/skus/{skuId}} and the answer of every sale
+ * command): the gate's counters, limit and window, by the gate's clock; the pre-queue's length and
+ * the pause's reason, which the gate does not hold, from the SKU's stream.
+ */
+record SkuView(
+    String skuId,
+    long total,
+    long available,
+    long reserved,
+    long sold,
+    Long perUserLimit,
+    Sale sale) {
+
+  /**
+   * @param state {@code SCHEDULED}, {@code PREQUEUE}, {@code OPEN}, {@code PAUSED} or {@code
+   *     CLOSED}
+   */
+  record Sale(
+      String state, Instant opensAt, Instant closesAt, int prequeueSeconds, String pausedReason) {}
+}
