@@ -230,6 +230,89 @@ class HostileInputHttpIntegrationTest {
             "unsupported-media-type"),
         badId("replenish: a skuId with '*'", "POST", "/api/skus/%SKU%*/replenishments"),
         bad(
+            "register: a sale that closes before it opens",
+            "PUT",
+            register,
+            "{\"initialStock\": 5, \"sale\": {\"opensAt\": \"2030-01-01T10:00:00Z\","
+                + " \"closesAt\": \"2030-01-01T09:00:00Z\"}}"),
+        bad(
+            "schedule: closesAt before opensAt",
+            "PUT",
+            "/api/skus/%SKU%/sale",
+            "{\"opensAt\": \"2030-01-01T10:00:00Z\", \"closesAt\": \"2030-01-01T09:00:00Z\"}"),
+        bad(
+            "schedule: a pre-queue over an hour",
+            "PUT",
+            "/api/skus/%SKU%/sale",
+            "{\"opensAt\": \"2030-01-01T10:00:00Z\", \"prequeueSeconds\": 3601}"),
+        bad("schedule: no opensAt", "PUT", "/api/skus/%SKU%/sale", "{\"closesAt\": null}"),
+        bad(
+            "schedule: opensAt not a time",
+            "PUT",
+            "/api/skus/%SKU%/sale",
+            "{\"opensAt\": \"tomorrow at ten\"}"),
+        new Hostile(
+            "schedule: a sale on since its registration cannot open later",
+            "PUT",
+            "/api/skus/%SKU%/sale",
+            "{\"opensAt\": \"2030-01-01T10:00:00Z\"}",
+            JSON,
+            409,
+            "sale-already-open"),
+        bad(
+            "pause: a reason over 200 characters",
+            "POST",
+            "/api/skus/%SKU%/pause",
+            "{\"reason\": \"" + "r".repeat(201) + "\"}"),
+        bad("limit: negative", "PUT", "/api/skus/%SKU%/limit", "{\"perUserLimit\": -1}"),
+        bad("limit: a string", "PUT", "/api/skus/%SKU%/limit", "{\"perUserLimit\": \"3\"}"),
+        bad("limit: a decimal", "PUT", "/api/skus/%SKU%/limit", "{\"perUserLimit\": 1.5}"),
+        bad(
+            "adjust: zero units",
+            "POST",
+            "/api/skus/%SKU%/adjustments",
+            "{\"adjustmentId\": \"A-%RUN%\", \"quantity\": 0, \"reason\": \"DAMAGED\"}"),
+        bad(
+            "adjust: below the minimum",
+            "POST",
+            "/api/skus/%SKU%/adjustments",
+            "{\"adjustmentId\": \"A-%RUN%\", \"quantity\": -1000000001, \"reason\": \"DAMAGED\"}"),
+        bad(
+            "adjust: an unknown reason",
+            "POST",
+            "/api/skus/%SKU%/adjustments",
+            "{\"adjustmentId\": \"A-%RUN%\", \"quantity\": -1, \"reason\": \"BROKEN\"}"),
+        bad(
+            "adjust: a reason in lower case",
+            "POST",
+            "/api/skus/%SKU%/adjustments",
+            "{\"adjustmentId\": \"A-%RUN%\", \"quantity\": -1, \"reason\": \"damaged\"}"),
+        bad(
+            "adjust: no reason",
+            "POST",
+            "/api/skus/%SKU%/adjustments",
+            "{\"adjustmentId\": \"A-%RUN%\", \"quantity\": -1}"),
+        bad(
+            "adjust: a note over 200 characters",
+            "POST",
+            "/api/skus/%SKU%/adjustments",
+            "{\"adjustmentId\": \"A-%RUN%\", \"quantity\": -1, \"reason\": \"OTHER\", \"note\": \""
+                + "n".repeat(201)
+                + "\"}"),
+        bad(
+            "adjust: an adjustmentId with '*'",
+            "POST",
+            "/api/skus/%SKU%/adjustments",
+            "{\"adjustmentId\": \"A*%RUN%\", \"quantity\": -1, \"reason\": \"OTHER\"}"),
+        new Hostile(
+            "adjust: more units than are available",
+            "POST",
+            "/api/skus/%SKU%/adjustments",
+            "{\"adjustmentId\": \"A-%RUN%\", \"quantity\": -11, \"reason\": \"DAMAGED\"}",
+            JSON,
+            409,
+            "insufficient-stock"),
+        bad(
             "reserve: zero units",
             "POST",
             reserve,
