@@ -39,5 +39,9 @@ class SharedApiArchitectureTest {
           .beRecords()
           .orShould()
           .beInterfaces()
-          .because("commands, events, queries and results are plain immutable data");
+          .orShould()
+          .beEnums()
+          .because(
+              "commands, events, queries and results are plain immutable data (a closed set of"
+                  + " values, such as an adjustment's reason, an enum)");
 }
