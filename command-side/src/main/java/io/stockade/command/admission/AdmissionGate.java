@@ -269,7 +269,18 @@ public interface AdmissionGate {
    * DUPLICATE) or when it was refused (INSUFFICIENT); {@code recordedQuantity}: the quantity the id
    * was applied with (CONFLICT).
    */
-  record Adjustment(AdjustmentOutcome outcome, Long available, Long recordedQuantity) {}
+  record Adjustment(
+      AdjustmentOutcome outcome, Long available, Long recordedQuantity, long gateEpoch) {
+
+    /** An outcome not yet stamped with the epoch of the gate that gave it. */
+    Adjustment(AdjustmentOutcome outcome, Long available, Long recordedQuantity) {
+      this(outcome, available, recordedQuantity, -1);
+    }
+
+    Adjustment inEpoch(long epoch) {
+      return new Adjustment(outcome, available, recordedQuantity, epoch);
+    }
+  }
 
   enum AdjustmentOutcome {
     APPLIED,
@@ -312,8 +323,17 @@ public interface AdmissionGate {
   List<PendingAdjustment> pendingAdjustmentsFor(Duration bound, int limit);
 
   /** One pending adjustment take, in one partition. */
+  /**
+   * One pending adjustment take, in one partition, of the gate open in epoch {@code gateEpoch}: its
+   * record may be stored only while the gate is still in that epoch ({@link AdmissionFence}).
+   */
   record PendingAdjustment(
-      String skuId, String adjustmentId, int partition, Duration age, String content) {}
+      String skuId,
+      String adjustmentId,
+      int partition,
+      Duration age,
+      String content,
+      long gateEpoch) {}
 
   /** The outcome of a confirm or a release. */
   enum Transition {

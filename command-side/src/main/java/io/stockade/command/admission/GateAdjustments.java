@@ -50,25 +50,29 @@ final class GateAdjustments {
     }
     try {
       GateSession session = scripts.session();
-      List<Partition> buckets = placements.placement(skuId);
-      if (quantity > 0 || buckets.size() == 1) {
-        List<Object> reply =
-            adjustIn(
-                session, buckets.get(0), skuId, adjustmentId, quantity, quantity, "exact", content);
-        return switch (code(reply)) {
-          case APPLIED -> new Adjustment(AdjustmentOutcome.APPLIED, number(reply, 2), null);
-          case DUPLICATE -> new Adjustment(AdjustmentOutcome.DUPLICATE, number(reply, 3), null);
-          case CONFLICT -> new Adjustment(AdjustmentOutcome.CONFLICT, null, number(reply, 1));
-          case UNKNOWN_SKU -> new Adjustment(AdjustmentOutcome.UNKNOWN_SKU, null, null);
-          case INSUFFICIENT ->
-              new Adjustment(AdjustmentOutcome.INSUFFICIENT, number(reply, 1), null);
-          default -> throw new IllegalStateException("Unknown reply of adjust.lua " + reply);
-        };
-      }
-      return takeAcross(session, buckets, skuId, adjustmentId, quantity, content);
+      return adjustIn(session, skuId, adjustmentId, quantity, content).inEpoch(session.epoch());
     } catch (DataAccessException | GateClosedException e) {
       return new Adjustment(AdjustmentOutcome.UNAVAILABLE, null, null);
     }
+  }
+
+  private Adjustment adjustIn(
+      GateSession session, String skuId, String adjustmentId, long quantity, String content) {
+    List<Partition> buckets = placements.placement(skuId);
+    if (quantity > 0 || buckets.size() == 1) {
+      List<Object> reply =
+          adjustIn(
+              session, buckets.get(0), skuId, adjustmentId, quantity, quantity, "exact", content);
+      return switch (code(reply)) {
+        case APPLIED -> new Adjustment(AdjustmentOutcome.APPLIED, number(reply, 2), null);
+        case DUPLICATE -> new Adjustment(AdjustmentOutcome.DUPLICATE, number(reply, 3), null);
+        case CONFLICT -> new Adjustment(AdjustmentOutcome.CONFLICT, null, number(reply, 1));
+        case UNKNOWN_SKU -> new Adjustment(AdjustmentOutcome.UNKNOWN_SKU, null, null);
+        case INSUFFICIENT -> new Adjustment(AdjustmentOutcome.INSUFFICIENT, number(reply, 1), null);
+        default -> throw new IllegalStateException("Unknown reply of adjust.lua " + reply);
+      };
+    }
+    return takeAcross(session, buckets, skuId, adjustmentId, quantity, content);
   }
 
   /**
@@ -245,7 +249,8 @@ final class GateAdjustments {
                 member[1],
                 partition.index(),
                 Duration.ofMillis(number(reply, i + 1)),
-                content == null ? "" : content.toString()));
+                content == null ? "" : content.toString(),
+                session.epoch()));
       }
     }
     return found.stream()

@@ -7,6 +7,7 @@ import io.stockade.command.RacedAppends;
 import io.stockade.command.admission.AdmissionGate;
 import io.stockade.command.admission.AdmissionGate.Adjustment;
 import io.stockade.command.admission.AdmissionGate.AdjustmentOutcome;
+import io.stockade.command.admission.GateEpochChangedException;
 import io.stockade.command.admission.GateUnavailableException;
 import org.axonframework.commandhandling.gateway.CommandGateway;
 import org.axonframework.eventsourcing.eventstore.EventStore;
@@ -105,7 +106,12 @@ class AdjustingStock {
     }
     boolean stored;
     try {
-      stored = store(command);
+      stored = store(command.takenIn(taken.gateEpoch()));
+    } catch (GateEpochChangedException rebuilt) {
+      // The gate that took the units was rebuilt from the record since: the take is gone with it.
+      throw new GateUnavailableException(
+          "The gate was rebuilt while adjustment " + command.adjustmentId() + " was taken",
+          rebuilt);
     } catch (AdjustmentIdReusedException reused) {
       if (taken.outcome() == AdjustmentOutcome.APPLIED) {
         // Not this id's take: the record has the id with other content and its own units.

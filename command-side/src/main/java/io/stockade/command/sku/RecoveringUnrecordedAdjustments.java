@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.stockade.api.sku.AdjustStockCommand;
 import io.stockade.command.admission.AdmissionGate;
 import io.stockade.command.admission.AdmissionGate.PendingAdjustment;
+import io.stockade.command.admission.GateEpochChangedException;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.Optional;
@@ -85,7 +86,7 @@ class RecoveringUnrecordedAdjustments {
       return;
     }
     try {
-      if (commands.<Boolean>sendAndWait(asked.get())) {
+      if (commands.<Boolean>sendAndWait(asked.get().takenIn(pending.gateEpoch()))) {
         repairs.increment();
         log.warn(
             "Adjustment {} of {} was taken by the gate but never recorded; recorded now",
@@ -101,6 +102,8 @@ class RecoveringUnrecordedAdjustments {
         gate.giveBackAdjustment(pending.skuId(), pending.adjustmentId());
         repairs.increment();
       }
+    } catch (GateEpochChangedException rebuilt) {
+      // Rebuilt since it was listed: the take went with the old gate.
     } catch (AggregateNotFoundException unknown) {
       gate.giveBackAdjustment(pending.skuId(), pending.adjustmentId());
       repairs.increment();

@@ -20,6 +20,7 @@ import io.stockade.api.sku.SkuRegistered;
 import io.stockade.api.sku.SkuState;
 import io.stockade.api.sku.StockAdjusted;
 import io.stockade.api.sku.StockReplenished;
+import io.stockade.command.admission.AdmissionFence;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
@@ -179,14 +180,20 @@ class Sku implements SkuEvent.Fold {
    *
    * @return whether it stored the event (false for a repeat)
    * @throws AdjustmentIdReusedException when the id was used with other content
+   * @throws io.stockade.command.admission.GateEpochChangedException when the gate that took a
+   *     negative one has been rebuilt since (the take is gone with it)
    */
   @CommandHandler
-  boolean handle(AdjustStockCommand command) {
+  boolean handle(AdjustStockCommand command, AdmissionFence fence) {
     StockAdjusted recorded = adjustments.get(command.adjustmentId());
     StockAdjusted asked =
         new StockAdjusted(
             skuId, command.adjustmentId(), command.quantity(), command.reason(), command.note());
     if (recorded == null) {
+      if (command.gateEpoch() != null) {
+        // A take of a gate since rebuilt is not in the rebuilt gate: its record must not be.
+        fence.check(command.gateEpoch());
+      }
       apply(asked);
       return true;
     }

@@ -455,12 +455,18 @@ class GateRebuildIntegrationTest {
     for (String field : List.of("available", "opensAt", "scheduleVersion")) {
       assertThat(gate(scheduled).get(field)).as(field).isEqualTo(scheduledBefore.get(field));
     }
+    // Each instance opens the rebuilt gate on its own: 503 until this one has.
     ResponseEntity<JsonNode> notOpen =
-        http(0)
-            .send(
-                HttpMethod.POST,
-                "/api/reservations",
-                reserve.replace("SP-" + run, "SN-" + run).replace(paused, scheduled));
+        await()
+            .atMost(Duration.ofSeconds(60))
+            .until(
+                () ->
+                    http(0)
+                        .send(
+                            HttpMethod.POST,
+                            "/api/reservations",
+                            reserve.replace("SP-" + run, "SN-" + run).replace(paused, scheduled)),
+                answer -> answer.getStatusCode().value() != 503);
     assertThat(notOpen.getBody().get("type").asString()).endsWith("/sale-not-open");
     // A repeat of an adjustment takes nothing again; a resume answered 200 reopens the sale.
     assertThat(

@@ -97,4 +97,110 @@ class SkuTest {
               }
             });
   }
+
+  /** The gate that took a negative adjustment is still the gate in epoch 3 only. */
+  private static final io.stockade.command.admission.AdmissionFence EPOCH_3 =
+      epoch -> {
+        if (epoch != 3) {
+          throw new io.stockade.command.admission.GateEpochChangedException(epoch, 3, "OPEN");
+        }
+      };
+
+  @Test
+  void recordsANegativeAdjustmentTakenByTheGateStillOpenOncePerId() {
+    fixture.registerInjectableResource(EPOCH_3);
+    io.stockade.api.sku.AdjustStockCommand taken =
+        new io.stockade.api.sku.AdjustStockCommand(
+                "1001", "A-1", -5, io.stockade.api.sku.AdjustmentReason.DAMAGED, "pallet 3")
+            .takenIn(3);
+    io.stockade.api.sku.StockAdjusted adjusted =
+        new io.stockade.api.sku.StockAdjusted(
+            "1001", "A-1", -5, io.stockade.api.sku.AdjustmentReason.DAMAGED, "pallet 3");
+    fixture
+        .given(new SkuRegistered("1001", 500, 2))
+        .when(taken)
+        .expectEvents(adjusted)
+        .expectResultMessagePayload(true);
+    fixture
+        .given(new SkuRegistered("1001", 500, 2), adjusted)
+        .when(taken)
+        .expectNoEvents()
+        .expectResultMessagePayload(false);
+    fixture
+        .given(new SkuRegistered("1001", 500, 2), adjusted)
+        .when(
+            new io.stockade.api.sku.AdjustStockCommand(
+                "1001", "A-1", -5, io.stockade.api.sku.AdjustmentReason.SHRINKAGE, null))
+        .expectNoEvents()
+        .expectException(AdjustmentIdReusedException.class);
+  }
+
+  @Test
+  void refusesTheRecordOfATakeByAGateSinceRebuilt() {
+    fixture.registerInjectableResource(EPOCH_3);
+    fixture
+        .given(new SkuRegistered("1001", 500, 2))
+        .when(
+            new io.stockade.api.sku.AdjustStockCommand(
+                    "1001", "A-1", -5, io.stockade.api.sku.AdjustmentReason.DAMAGED, null)
+                .takenIn(2))
+        .expectNoEvents()
+        .expectException(io.stockade.command.admission.GateEpochChangedException.class);
+  }
+
+  @Test
+  void theOpeningMayChangeUntilTheSaleOpensByTheGatesClockAndItsEndAfter() {
+    java.time.Instant opens = java.time.Instant.parse("2030-01-01T10:00:00Z");
+    java.time.Instant closes = java.time.Instant.parse("2030-01-01T12:00:00Z");
+    io.stockade.api.sku.SaleScheduled scheduled =
+        new io.stockade.api.sku.SaleScheduled("1001", opens, closes, 0);
+    fixture
+        .given(new SkuRegistered("1001", 500, 2), scheduled)
+        .when(
+            new io.stockade.api.sku.ScheduleSaleCommand(
+                "1001", opens.plusSeconds(60), closes, 0, opens.minusSeconds(1)))
+        .expectEvents(
+            new io.stockade.api.sku.SaleScheduled("1001", opens.plusSeconds(60), closes, 0));
+    fixture
+        .given(new SkuRegistered("1001", 500, 2), scheduled)
+        .when(
+            new io.stockade.api.sku.ScheduleSaleCommand(
+                "1001", opens.plusSeconds(60), closes, 0, opens))
+        .expectNoEvents()
+        .expectException(SaleAlreadyOpenException.class);
+    fixture
+        .given(new SkuRegistered("1001", 500, 2), scheduled)
+        .when(
+            new io.stockade.api.sku.ScheduleSaleCommand(
+                "1001", opens, closes.plusSeconds(3600), 0, opens.plusSeconds(1)))
+        .expectEvents(
+            new io.stockade.api.sku.SaleScheduled("1001", opens, closes.plusSeconds(3600), 0));
+    fixture
+        .given(new SkuRegistered("1001", 500, 2))
+        .when(
+            new io.stockade.api.sku.ScheduleSaleCommand(
+                "1001", opens, null, 0, opens.minusSeconds(60)))
+        .expectNoEvents()
+        .expectException(SaleAlreadyOpenException.class);
+  }
+
+  @Test
+  void aPauseAndAResumeAreStoredOnceEach() {
+    fixture
+        .given(new SkuRegistered("1001", 500, 2))
+        .when(new io.stockade.api.sku.PauseSaleCommand("1001", "price error"))
+        .expectEvents(new io.stockade.api.sku.SalePaused("1001", "price error"));
+    fixture
+        .given(new SkuRegistered("1001", 500, 2), new io.stockade.api.sku.SalePaused("1001", "x"))
+        .when(new io.stockade.api.sku.PauseSaleCommand("1001", "again"))
+        .expectNoEvents();
+    fixture
+        .given(new SkuRegistered("1001", 500, 2), new io.stockade.api.sku.SalePaused("1001", "x"))
+        .when(new io.stockade.api.sku.ResumeSaleCommand("1001"))
+        .expectEvents(new io.stockade.api.sku.SaleResumed("1001"));
+    fixture
+        .given(new SkuRegistered("1001", 500, 2))
+        .when(new io.stockade.api.sku.ResumeSaleCommand("1001"))
+        .expectNoEvents();
+  }
 }
