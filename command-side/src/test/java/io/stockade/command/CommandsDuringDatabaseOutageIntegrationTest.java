@@ -260,7 +260,15 @@ class CommandsDuringDatabaseOutageIntegrationTest {
             case 1 -> "StockReleased";
             default -> "ReservationExtended";
           };
-      assertThat(RecordedEvents.count(jdbc, id("load-" + i), type)).as(type + " " + i).isEqualTo(1);
+      int recorded = RecordedEvents.count(jdbc, id("load-" + i), type);
+      if (i % 3 == 2 && answered.get(steps.get(i)) == 503) {
+        // An extension is "hold until now plus the hold": its repeat, sent later, extends again
+        // when the first one's commit went through after all (its answer lost with the
+        // connection), so it is recorded once or twice; never 500, never lost.
+        assertThat(recorded).as(type + " " + i).isBetween(1, 2);
+      } else {
+        assertThat(recorded).as(type + " " + i).isEqualTo(1);
+      }
       outcomes[i % 3]++;
     }
     await()
