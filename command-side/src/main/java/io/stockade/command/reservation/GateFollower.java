@@ -104,10 +104,9 @@ class GateFollower implements ReservationEvent.Fold {
     event.applyTo(new SkuFollowing(event.skuId(), sequence));
   }
 
-  @EventHandler
-  void on(ReservationEvent event) {
-    event.applyTo(this);
-  }
+  // The reservation events that change the gate are handed over one type at a time: a handler of
+  // the whole stream would make Axon hand over every StockReserved too (one per reservation, each a
+  // transaction and a token update on every instance) only for the follower to ignore it.
 
   /**
    * Brings the gate up to one event of a SKU's stream: the sale's parts carry the event's sequence
@@ -231,6 +230,7 @@ class GateFollower implements ReservationEvent.Fold {
    * A confirmation sells the units it names; when they are fewer than reserved, the gate gives the
    * rest back in the same step (the StockReleased NOT_CONFIRMED that follows is that same step).
    */
+  @EventHandler
   @Override
   public void on(StockConfirmed event) {
     reserved(event.reservationId())
@@ -246,6 +246,7 @@ class GateFollower implements ReservationEvent.Fold {
   }
 
   /** The gate's copy of the hold's end, which it answers a retry with. */
+  @EventHandler
   @Override
   public void on(ReservationExtended event) {
     reserved(event.reservationId())
@@ -267,6 +268,7 @@ class GateFollower implements ReservationEvent.Fold {
             });
   }
 
+  @EventHandler
   @Override
   public void on(StockReleased event) {
     if (StockReleased.NOT_CONFIRMED.equals(event.reason())) {

@@ -689,11 +689,13 @@ class GateScriptArgumentsTest {
             "adjust: a pending list of the wrong type",
             (Fn)
                 f ->
+                    // A key of the test's own in the partition's slot: the partition's own list is
+                    // shared with every other test on this Redis, which a string there would fail.
                     new Call(
                         "adjust",
-                        adjustKeys(f),
+                        List.of(f.counters(), f.adjustments(), f.fresh()),
                         List.of("A-1", "-1", "1", "exact"),
-                        fx -> replaceWithString(fx, TestRedis.PARTITION.adjustmentsPending()))),
+                        fx -> replaceWithString(fx, fx.fresh()))),
         Arguments.of(
             "adjusted: an unknown action",
             (Fn) f -> new Call("adjusted", adjustKeys(f), List.of("A-1", "forget"))),
