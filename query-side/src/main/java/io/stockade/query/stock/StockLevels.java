@@ -1,5 +1,6 @@
 package io.stockade.query.stock;
 
+import io.stockade.api.sku.SaleStatus;
 import io.stockade.api.stock.StockLevel;
 import io.stockade.platform.jdbc.MultiRowInsert;
 import io.stockade.query.replay.BulkRows;
@@ -590,8 +591,8 @@ class StockLevels implements StockChanges.Target {
     long reserved = rs.getLong("reserved");
     long sold = rs.getLong("sold");
     Integer limit = rs.getObject("per_user_limit", Integer.class);
-    StockLevel.Sale sale =
-        StockLevel.Sale.at(
+    SaleStatus sale =
+        SaleStatus.at(
             clock.instant(),
             nullableInstant(rs, "opens_at"),
             nullableInstant(rs, "closes_at"),
