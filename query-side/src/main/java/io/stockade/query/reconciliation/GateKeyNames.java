@@ -13,6 +13,10 @@ package io.stockade.query.reconciliation;
  *       {@code partitions} and {@code placement} while open; {@code building} while rebuilt);
  *   <li>{@code stockade:{T}:gate:pending}: sorted set of intent key names admitted but not yet
  *       known to be recorded, scored by epoch ms;
+ *   <li>{@code stockade:{T}:gate:adjustments-pending}: sorted set of the adjustment takes not yet
+ *       known to be recorded ({@code "<skuId> <adjustmentId>"}), scored by epoch ms, each with its
+ *       entry in the SKU's {@code stockade:{T}:sku:<skuId>:adjustments} hash ({@code "<quantity>
+ *       <units> <state>"});
  *   <li>{@code stockade:{T}:sku:<skuId>}: hash, counters of the SKU in that partition (a SKU may
  *       have counters in several partitions: its numbers are their sum);
  *   <li>{@code stockade:{T}:reservation:<reservationId>}: hash, an intent record, or the part of
@@ -30,6 +34,7 @@ final class GateKeyNames {
   enum Kind {
     MARKER,
     PENDING,
+    ADJUSTMENTS_PENDING,
     COUNTERS,
     INTENT
   }
@@ -50,6 +55,8 @@ final class GateKeyNames {
 
   private static final String MARKER = "gate";
   private static final String PENDING = "gate:pending";
+  private static final String ADJUSTMENTS_PENDING = "gate:adjustments-pending";
+  private static final String ADJUSTMENTS = ":adjustments";
   private static final String COUNTERS = "sku:";
   private static final String INTENT = "reservation:";
 
@@ -61,9 +68,15 @@ final class GateKeyNames {
     return switch (kind) {
       case MARKER -> partition + MARKER;
       case PENDING -> partition + PENDING;
+      case ADJUSTMENTS_PENDING -> partition + ADJUSTMENTS_PENDING;
       case COUNTERS -> partition + COUNTERS + id;
       case INTENT -> partition + INTENT + id;
     };
+  }
+
+  /** The name of a SKU's adjustments hash in a partition. */
+  static String adjustments(String tag, String skuId) {
+    return name(Kind.COUNTERS, tag, skuId) + ADJUSTMENTS;
   }
 
   /**
@@ -88,6 +101,9 @@ final class GateKeyNames {
     }
     if (rest.equals(PENDING)) {
       return new GateKey(key, Kind.PENDING, tag, null);
+    }
+    if (rest.equals(ADJUSTMENTS_PENDING)) {
+      return new GateKey(key, Kind.ADJUSTMENTS_PENDING, tag, null);
     }
     if (rest.startsWith(COUNTERS) && isName(rest.substring(COUNTERS.length()))) {
       return new GateKey(key, Kind.COUNTERS, tag, rest.substring(COUNTERS.length()));

@@ -107,8 +107,16 @@ class GateReader {
       Map<String, Numbers> skus,
       List<Intent> intents,
       int pendingAdmissions,
+      List<PendingAdjustment> pendingAdjustments,
       boolean full,
       Layout layout) {}
+
+  /**
+   * Units a negative adjustment took from a SKU's counters in one partition, its event not yet
+   * known to be stored: pending there for {@code pendingFor} ms, by the clock of the Redis that
+   * holds the partition (which timed the take).
+   */
+  record PendingAdjustment(String skuId, String adjustmentId, long units, long pendingFor) {}
 
   /**
    * The gate's layout as found by a read: the epoch every partition was open in, the partitions'
@@ -157,6 +165,8 @@ class GateReader {
     String marker = markerState(List.copyOf(markers.values()));
     Map<String, Long> pending = pending(ofType(keys.get(Kind.PENDING), DataType.ZSET));
     List<Intent> intents = intents(ofType(keys.get(Kind.INTENT), DataType.HASH), pending);
+    List<PendingAdjustment> adjustments =
+        pendingAdjustments(ofType(keys.get(Kind.ADJUSTMENTS_PENDING), DataType.ZSET));
     Map<String, Set<String>> counterTags = new HashMap<>();
     Map<String, Numbers> skus =
         counters(ofType(keys.get(Kind.COUNTERS), DataType.HASH), counterTags);
@@ -164,7 +174,7 @@ class GateReader {
         OPEN.equals(marker)
             ? new Layout(epoch(markers), List.copyOf(markers.keySet()), counterTags)
             : null;
-    return new Snapshot(marker, skus, intents, pending.size(), true, layout);
+    return new Snapshot(marker, skus, intents, pending.size(), adjustments, true, layout);
   }
 
   /**
@@ -200,6 +210,11 @@ class GateReader {
       tags.forEach(tag -> intentKeys.add(GateKeyNames.name(Kind.INTENT, tag, reservationId)));
     }
     List<Intent> intents = intents(List.copyOf(intentKeys), pending);
+    List<PendingAdjustment> adjustments =
+        pendingAdjustments(
+            tags.stream()
+                .map(tag -> GateKeyNames.name(Kind.ADJUSTMENTS_PENDING, tag, null))
+                .toList());
     // A SKU's counters stay in the partitions they were placed in; one whose counters vanished is
     // still looked for there (its numbers then read as zero, and the check sees the difference).
     Map<String, Set<String>> counterTags = new HashMap<>();
@@ -217,6 +232,7 @@ class GateReader {
         skus,
         intents,
         pending.size(),
+        adjustments,
         false,
         new Layout(layout.epoch(), tags, counterTags));
   }
@@ -316,8 +332,18 @@ class GateReader {
    * younger than zero: in flight).
    */
   private Map<String, Long> pending(List<String> keys) {
-    Map<String, Long> clocks = clocks(keys);
     Map<String, Long> pending = new HashMap<>();
+    aged(keys).values().forEach(pending::putAll);
+    return pending;
+  }
+
+  /**
+   * The members of these sorted sets, each with how long ago (ms) its score was, by the clock of
+   * the Redis holding it, read before the sets (a member added in between is younger than zero).
+   */
+  private Map<String, Map<String, Long>> aged(List<String> keys) {
+    Map<String, Long> clocks = clocks(keys);
+    Map<String, Map<String, Long>> aged = new LinkedHashMap<>();
     for (List<String> batch : batches(keys)) {
       List<Object> sets =
           pipelined(
@@ -333,6 +359,7 @@ class GateReader {
           continue;
         }
         long now = clocks.get(batch.get(i));
+        Map<String, Long> members = aged.computeIfAbsent(batch.get(i), key -> new HashMap<>());
         for (Object entry : entries) {
           String member = null;
           Double score = null;
@@ -344,12 +371,62 @@ class GateReader {
             score = raw.getScore();
           }
           if (member != null && score != null) {
-            pending.put(member, now - score.longValue());
+            members.put(member, now - score.longValue());
           }
         }
       }
     }
-    return pending;
+    return aged;
+  }
+
+  /**
+   * The adjustment takes these partitions list as pending, with the units each took there (from the
+   * SKU's adjustments hash of the partition: {@code "<quantity> <units> <state>"}); a take found
+   * recorded meanwhile, or whose entry is gone, is left out.
+   */
+  private List<PendingAdjustment> pendingAdjustments(List<String> keys) {
+    record Listed(String hash, String skuId, String adjustmentId, long pendingFor) {}
+    List<Listed> listed = new ArrayList<>();
+    aged(keys)
+        .forEach(
+            (key, members) ->
+                members.forEach(
+                    (member, age) -> {
+                      int space = member.indexOf(' ');
+                      if (space > 0) {
+                        String skuId = member.substring(0, space);
+                        listed.add(
+                            new Listed(
+                                GateKeyNames.adjustments(GateKeyNames.parse(key).tag(), skuId),
+                                skuId,
+                                member.substring(space + 1),
+                                age));
+                      }
+                    }));
+    List<PendingAdjustment> adjustments = new ArrayList<>();
+    for (int from = 0; from < listed.size(); from += BATCH) {
+      List<Listed> batch = listed.subList(from, Math.min(listed.size(), from + BATCH));
+      List<Object> entries =
+          pipelined(
+              batch.stream().map(Listed::hash).toList(),
+              connection -> {
+                for (Listed take : batch) {
+                  connection.hashCommands().hGet(bytes(take.hash()), bytes(take.adjustmentId()));
+                }
+                return null;
+              });
+      for (int i = 0; i < batch.size(); i++) {
+        String entry = text(entries.get(i));
+        String[] parts = entry == null ? new String[0] : entry.split(" ");
+        if (parts.length == 3 && "PENDING".equals(parts[2])) {
+          Listed take = batch.get(i);
+          adjustments.add(
+              new PendingAdjustment(
+                  take.skuId(), take.adjustmentId(), Long.parseLong(parts[1]), take.pendingFor()));
+        }
+      }
+    }
+    return adjustments;
   }
 
   /**

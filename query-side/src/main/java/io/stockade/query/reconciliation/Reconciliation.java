@@ -1,5 +1,7 @@
 package io.stockade.query.reconciliation;
 
+import static java.util.stream.Collectors.toSet;
+
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -11,6 +13,8 @@ import io.stockade.api.reservation.ReservationLine;
 import io.stockade.api.reservation.StockConfirmed;
 import io.stockade.api.reservation.StockReleased;
 import io.stockade.api.reservation.StockReserved;
+import io.stockade.api.sku.SkuEvent;
+import io.stockade.api.sku.StockAdjusted;
 import io.stockade.query.reconciliation.ReconciliationReport.Difference;
 import io.stockade.query.reconciliation.ReconciliationReport.InFlight;
 import io.stockade.query.reconciliation.ReconciliationReport.ReservationMismatch;
@@ -85,6 +89,10 @@ class Reconciliation {
           ReconciliationReport.DRIFT);
 
   private static final int BATCH = 500;
+
+  /** The kinds of work in progress counted per SKU: admissions, gate updates, adjustments. */
+  private static final int WORK_KINDS = 3;
+
   private static final JsonMapper JSON = JsonMapper.builder().build();
 
   private final GateReader gateReader;
@@ -399,8 +407,8 @@ class Reconciliation {
       fromGate = gate.skus().getOrDefault(skuId, Numbers.ZERO);
       gateDifference = fromGate.minus(fromEvents);
       Numbers explainedHere = explained.getOrDefault(skuId, Numbers.ZERO);
-      int[] counts = work.getOrDefault(skuId, new int[2]);
-      inFlight = new InFlight(counts[0], counts[1], explainedHere);
+      int[] counts = work.getOrDefault(skuId, new int[WORK_KINDS]);
+      inFlight = new InFlight(counts[0], counts[1], counts[2], explainedHere);
       unexplained = gateDifference.minus(explainedHere);
     }
     Side gateSide;
@@ -496,9 +504,74 @@ class Reconciliation {
           explain(part, record, reservedFolded, events, youngest, explained, admitted, toApply);
         }
       }
-      admitted.forEach(sku -> work.computeIfAbsent(sku, s -> new int[2])[0]++);
-      toApply.forEach(sku -> work.computeIfAbsent(sku, s -> new int[2])[1]++);
+      admitted.forEach(sku -> work.computeIfAbsent(sku, s -> new int[WORK_KINDS])[0]++);
+      toApply.forEach(sku -> work.computeIfAbsent(sku, s -> new int[WORK_KINDS])[1]++);
     }
+    explainAdjustments(gate, events, explained, work);
+  }
+
+  /**
+   * What negative adjustments explain: a take the gate lists as pending, younger than the bound by
+   * the clock of its Redis, whose {@code StockAdjusted} is not among the events folded (the gate
+   * took the units; the record has not yet). Counted once per adjustment, however many partitions
+   * it took units in.
+   */
+  private void explainAdjustments(
+      GateReader.Snapshot gate,
+      EventStoreFold.Snapshot events,
+      Map<String, Numbers> explained,
+      Map<String, int[]> work) {
+    List<GateReader.PendingAdjustment> young =
+        gate.pendingAdjustments().stream()
+            .filter(take -> take.pendingFor() < bound.toMillis())
+            .toList();
+    if (young.isEmpty()) {
+      return;
+    }
+    Map<String, Long> stored =
+        adjustmentsStored(young.stream().map(GateReader.PendingAdjustment::skuId).collect(toSet()));
+    Set<String> counted = new HashSet<>();
+    for (GateReader.PendingAdjustment take : young) {
+      String id = take.skuId() + " " + take.adjustmentId();
+      Long index = stored.get(id);
+      if (index != null && events.covers(index)) {
+        continue;
+      }
+      explained.merge(take.skuId(), new Numbers(-take.units(), -take.units(), 0, 0), Numbers::plus);
+      if (counted.add(id)) {
+        work.computeIfAbsent(take.skuId(), s -> new int[WORK_KINDS])[2]++;
+      }
+    }
+  }
+
+  /**
+   * The global index of every {@code StockAdjusted} of these SKUs in the event store, by {@code
+   * "<skuId> <adjustmentId>"}.
+   */
+  private Map<String, Long> adjustmentsStored(Set<String> skuIds) {
+    Map<String, Long> stored = new HashMap<>();
+    List<String> streams = skuIds.stream().map(SkuEvent::streamId).toList();
+    for (int from = 0; from < streams.size(); from += BATCH) {
+      named.query(
+          "select global_index, payload, payload_revision from domain_event_entry"
+              + " where aggregate_identifier in (:ids) and payload_type = :type",
+          Map.of(
+              "ids",
+              streams.subList(from, Math.min(streams.size(), from + BATCH)),
+              "type",
+              StockAdjusted.class.getName()),
+          rs -> {
+            StockAdjusted adjusted =
+                serializer.deserialize(
+                    new SimpleSerializedObject<>(
+                        rs.getBytes(2),
+                        byte[].class,
+                        StockAdjusted.class.getName(),
+                        rs.getString(3)));
+            stored.put(adjusted.skuId() + " " + adjusted.adjustmentId(), rs.getLong(1));
+          });
+    }
+    return stored;
   }
 
   /**

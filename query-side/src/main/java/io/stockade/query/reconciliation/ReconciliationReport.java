@@ -86,10 +86,12 @@ record ReconciliationReport(
   record Difference(Numbers gate, Numbers readModel, InFlight inFlight, Numbers unexplained) {}
 
   /**
-   * Work in progress: admissions the gate counts whose {@code StockReserved} is not stored yet, and
-   * confirmations or releases stored whose gate update is still to be applied.
+   * Work in progress: admissions the gate counts whose {@code StockReserved} is not stored yet,
+   * confirmations or releases stored whose gate update is still to be applied, and negative
+   * adjustments the gate took whose {@code StockAdjusted} is not stored yet.
    */
-  record InFlight(int pendingAdmissions, int gateUpdatesToApply, Numbers numbers) {}
+  record InFlight(
+      int pendingAdmissions, int gateUpdatesToApply, int pendingAdjustments, Numbers numbers) {}
 
   /**
    * A reservation whose intent state in the gate ({@code intent}, null: no intent) differs from its

@@ -204,6 +204,29 @@ final class GateFixture {
     increment(tag, skuId, "reserved", quantity);
   }
 
+  /**
+   * What a negative adjustment's take does in the fixture's partition, as adjust.lua does it: the
+   * units taken from the available ones, the take PENDING in the SKU's adjustments hash and listed
+   * in the partition's pending adjustments, scored by Redis's clock.
+   */
+  void take(String skuId, String adjustmentId, int units) {
+    String hash = countersKey(tag, skuId) + ":adjustments";
+    String listed = adjustmentsPendingKey(tag);
+    written.add(hash);
+    written.add(listed);
+    redis.opsForHash().put(hash, adjustmentId, -units + " " + units + " PENDING");
+    redis.opsForZSet().add(listed, skuId + " " + adjustmentId, redisTime(listed));
+    increment(tag, skuId, "available", -units);
+  }
+
+  /** What the command side does once the take's event is stored. */
+  void takeRecorded(String skuId, String adjustmentId) {
+    String hash = countersKey(tag, skuId) + ":adjustments";
+    String entry = (String) redis.opsForHash().get(hash, adjustmentId);
+    redis.opsForHash().put(hash, adjustmentId, entry.replace("PENDING", "RECORDED"));
+    redis.opsForZSet().remove(adjustmentsPendingKey(tag), skuId + " " + adjustmentId);
+  }
+
   /** What the command side does once the admission's event is stored, in every partition. */
   void recorded(String reservationId) {
     pending.forEach(
@@ -262,6 +285,10 @@ final class GateFixture {
 
   static String intentKey(String tag, String reservationId) {
     return "stockade:{" + tag + "}:reservation:" + reservationId;
+  }
+
+  static String adjustmentsPendingKey(String tag) {
+    return "stockade:{" + tag + "}:gate:adjustments-pending";
   }
 
   static String pendingKey(String tag) {

@@ -43,8 +43,17 @@ class GateKeyNamesLayoutTest {
     assertThat(found).containsOnlyKeys(Kind.values());
     assertThat(found.get(Kind.MARKER)).isEqualTo("stockade:{<t>}:gate");
     assertThat(found.get(Kind.PENDING)).isEqualTo("stockade:{<t>}:gate:pending");
+    assertThat(found.get(Kind.ADJUSTMENTS_PENDING))
+        .isEqualTo("stockade:{<t>}:gate:adjustments-pending");
     assertThat(found.get(Kind.COUNTERS)).isEqualTo("stockade:{<t>}:sku:<skuId>");
     assertThat(found.get(Kind.INTENT)).isEqualTo("stockade:{<t>}:reservation:<reservationId>");
+  }
+
+  @Test
+  void aSkusAdjustmentsHashIsNamedAsDocumented() {
+    assertThat(GateKeyTable.shapes()).containsKey("stockade:{<t>}:sku:<skuId>:adjustments");
+    assertThat(GateKeyNames.adjustments("g3.1", "sku-1"))
+        .isEqualTo(GateKeyTable.fill("stockade:{<t>}:sku:<skuId>:adjustments", "g3.1", IDS));
   }
 
   @Test

@@ -9,7 +9,9 @@ import io.stockade.api.reservation.ReservationLine;
 import io.stockade.api.reservation.StockConfirmed;
 import io.stockade.api.reservation.StockReleased;
 import io.stockade.api.reservation.StockReserved;
+import io.stockade.api.sku.AdjustmentReason;
 import io.stockade.api.sku.SkuRegistered;
+import io.stockade.api.sku.StockAdjusted;
 import io.stockade.localinfra.EmbeddedRedis;
 import io.stockade.platform.testing.ApiClient;
 import io.stockade.query.replay.Replays;
@@ -149,6 +151,44 @@ class ReconciliationIntegrationTest {
 
     JsonNode report = awaitStatus(sku, "CONSISTENT");
     assertThat(numbers(report.get("skus").get(0).get("events"))).containsExactly(10L, 7L, 3L, 0L);
+  }
+
+  @Test
+  void anAdjustmentTakenButNotYetRecordedIsInFlightThenConsistentOnceItsEventIsStored() {
+    String sku = GateFixture.unique("rc-adj");
+    gate.append(sku, 0, new SkuRegistered(sku, 10, null));
+    gate.counters(sku, 10, 0, 0);
+    awaitStatus(sku, "CONSISTENT");
+
+    // The gate took 4 available units for a negative adjustment; its StockAdjusted is not stored.
+    gate.take(sku, "A-1", 4);
+    JsonNode line = sku(sku).getBody().get("skus").get(0);
+    assertThat(line.get("status").asString()).isEqualTo("IN_FLIGHT");
+    assertThat(numbers(line.get("gate"))).containsExactly(6L, 6L, 0L, 0L);
+    assertThat(numbers(line.get("events"))).containsExactly(10L, 10L, 0L, 0L);
+    JsonNode difference = line.get("difference");
+    assertThat(numbers(difference.get("gate"))).containsExactly(-4L, -4L, 0L, 0L);
+    assertThat(difference.get("inFlight").get("pendingAdjustments").asInt()).isEqualTo(1);
+    assertThat(numbers(difference.get("inFlight").get("numbers")))
+        .containsExactly(-4L, -4L, 0L, 0L);
+    assertThat(numbers(difference.get("unexplained"))).containsExactly(0L, 0L, 0L, 0L);
+    assertThat(line.path("since").isString()).isFalse();
+
+    // Stored, still PENDING in the gate (not marked yet): the two agree.
+    gate.append(sku, 1, new StockAdjusted(sku, "A-1", -4, AdjustmentReason.DAMAGED, null));
+    JsonNode report = awaitStatus(sku, "CONSISTENT");
+    assertThat(numbers(report.get("skus").get(0).get("events"))).containsExactly(6L, 6L, 0L, 0L);
+    gate.takeRecorded(sku, "A-1");
+    report = awaitStatus(sku, "CONSISTENT");
+    assertThat(
+            report
+                .get("skus")
+                .get(0)
+                .get("difference")
+                .get("inFlight")
+                .get("pendingAdjustments")
+                .asInt())
+        .isZero();
   }
 
   @Test
