@@ -149,6 +149,15 @@ class GateRebuildAtScaleIntegrationTest {
     assertThat(reserve(http, "sold-out", "someone-else", other, 1))
         .as("the 50 left are taken")
         .isEqualTo(409);
+    // The sale's state came back with the gate: a paused SKU refuses a user with nothing held,
+    // one paused and resumed admits.
+    assertThat(LargeRecord.sale(3)).isEqualTo(LargeRecord.Sale.PAUSED);
+    assertThat(reserve(http, "paused", "someone-new", record.skus.get(3), 1))
+        .as("paused, 50 units available")
+        .isEqualTo(409);
+    assertThat(LargeRecord.sale(7)).isEqualTo(LargeRecord.Sale.RESUMED);
+    record.touched.add(record.skus.get(7));
+    assertThat(reserve(http, "resumed", "someone-new", record.skus.get(7), 1)).isEqualTo(201);
     assertThat(gateRedis.opsForHash().entries(layout.counters(record.hot)))
         .containsEntry("available", String.valueOf(record.hotAvailable - 3))
         .containsEntry("reserved", String.valueOf(record.hotReserved + 3));

@@ -6,7 +6,13 @@ import io.stockade.api.reservation.ReservationLine;
 import io.stockade.api.reservation.StockConfirmed;
 import io.stockade.api.reservation.StockReleased;
 import io.stockade.api.reservation.StockReserved;
+import io.stockade.api.sku.AdjustmentReason;
+import io.stockade.api.sku.PurchaseLimitChanged;
+import io.stockade.api.sku.SalePaused;
+import io.stockade.api.sku.SaleResumed;
+import io.stockade.api.sku.SaleScheduled;
 import io.stockade.api.sku.SkuRegistered;
+import io.stockade.api.sku.StockAdjusted;
 import io.stockade.api.sku.StockReplenished;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -15,6 +21,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeFormatter;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -60,6 +67,8 @@ final class LargeRecord {
   static final int HOT_STOCK = 250_000;
   static final int SKU_STOCK = 150;
   static final int LIMIT = 5;
+  static final int ADJUSTED_BY = 10;
+  static final int LIMITED_TO = 3;
 
   private static final int BATCH = 5_000;
   private static final int ROWS_PER_STATEMENT = 500;
@@ -177,12 +186,72 @@ final class LargeRecord {
         hotHolders.put(hotUser(i), (long) units);
       }
     }
-    for (String sku : skus) {
+    for (int k = 0; k < SKUS; k++) {
+      String sku = skus.get(k);
       out.accept(sku(sku, 0, new SkuRegistered(sku, SKU_STOCK, LIMIT, 1)));
+      Sale sale = sale(k);
+      if (sale == Sale.SCHEDULED) {
+        // Registered with its sale: open since an hour ago, until tomorrow.
+        out.accept(sku(sku, 1, new SaleScheduled(sku, opensAt(), closesAt(), 0)));
+      }
       for (int j = 0; j < PER_SKU; j++) {
         out.accept(reserved(sku + "-r" + j, skuUser(j), new ReservationLine(sku, 1)));
       }
+      switch (sale) {
+        case PAUSED -> out.accept(sku(sku, 1, new SalePaused(sku, "price error")));
+        case ADJUSTED ->
+            out.accept(
+                sku(
+                    sku,
+                    1,
+                    new StockAdjusted(
+                        sku, adjustment(k), -ADJUSTED_BY, AdjustmentReason.DAMAGED, "pallet 3")));
+        case LIMITED -> out.accept(sku(sku, 1, new PurchaseLimitChanged(sku, LIMITED_TO)));
+        case RESUMED -> {
+          out.accept(sku(sku, 1, new SalePaused(sku, null)));
+          out.accept(sku(sku, 2, new SaleResumed(sku)));
+        }
+        default -> {}
+      }
     }
+  }
+
+  /**
+   * What the record does with the sale of each of the 1,000 SKUs: one in ten of each kind below,
+   * none of the first three (which the tests reserve).
+   */
+  enum Sale {
+    AS_REGISTERED,
+    PAUSED,
+    SCHEDULED,
+    ADJUSTED,
+    LIMITED,
+    RESUMED
+  }
+
+  static Sale sale(int k) {
+    return k < 3
+        ? Sale.AS_REGISTERED
+        : switch (k % 10) {
+          case 3 -> Sale.PAUSED;
+          case 4 -> Sale.SCHEDULED;
+          case 5 -> Sale.ADJUSTED;
+          case 6 -> Sale.LIMITED;
+          case 7 -> Sale.RESUMED;
+          default -> Sale.AS_REGISTERED;
+        };
+  }
+
+  Instant opensAt() {
+    return now.minus(Duration.ofHours(1)).truncatedTo(ChronoUnit.MILLIS);
+  }
+
+  Instant closesAt() {
+    return now.plus(Duration.ofDays(1)).truncatedTo(ChronoUnit.MILLIS);
+  }
+
+  String adjustment(int k) {
+    return "A-" + run + "-" + k;
   }
 
   /**
@@ -248,16 +317,52 @@ final class LargeRecord {
     for (int user = 0; user < 40; user++) {
       expectedHolders.put(skuUser(user), String.valueOf(heldOfSku(user)));
     }
-    for (String sku : skus) {
+    for (int k = 0; k < SKUS; k++) {
+      String sku = skus.get(k);
       if (touched.contains(sku)) {
         continue;
       }
-      assertThat(redis.opsForHash().entries(layout.counters(sku)))
+      Sale sale = sale(k);
+      Map<Object, Object> counters = redis.opsForHash().entries(layout.counters(sku));
+      assertThat(counters)
           .as("counters of %s", sku)
-          .containsEntry("available", String.valueOf(SKU_STOCK - PER_SKU))
+          .containsEntry(
+              "available",
+              String.valueOf(SKU_STOCK - PER_SKU - (sale == Sale.ADJUSTED ? ADJUSTED_BY : 0)))
           .containsEntry("reserved", String.valueOf(PER_SKU))
           .containsEntry("sold", "0")
-          .containsEntry("limit", String.valueOf(LIMIT));
+          .containsEntry("limit", String.valueOf(sale == Sale.LIMITED ? LIMITED_TO : LIMIT));
+      switch (sale) {
+        case PAUSED ->
+            assertThat(counters)
+                .as("%s paused", sku)
+                .containsEntry("paused", "1")
+                .containsEntry("pauseVersion", "1");
+        case RESUMED ->
+            assertThat(counters)
+                .as("%s resumed", sku)
+                .containsEntry("paused", "0")
+                .containsEntry("pauseVersion", "2");
+        case SCHEDULED ->
+            assertThat(counters)
+                .as("%s scheduled", sku)
+                .containsEntry("opensAt", String.valueOf(opensAt().toEpochMilli()))
+                .containsEntry("closesAt", String.valueOf(closesAt().toEpochMilli()))
+                .containsEntry("scheduleVersion", "1");
+        case LIMITED -> assertThat(counters).containsEntry("limitVersion", "1");
+        case ADJUSTED ->
+            assertThat(redis.opsForHash().entries(layout.of(sku).adjustments(sku)))
+                .as("%s's adjustment, recorded once", sku)
+                .containsExactly(
+                    Map.entry(adjustment(k), -ADJUSTED_BY + " " + ADJUSTED_BY + " RECORDED"));
+        default -> {}
+      }
+      if (sale != Sale.PAUSED && sale != Sale.RESUMED) {
+        assertThat(counters).as("%s never paused", sku).doesNotContainKey("paused");
+      }
+      if (sale != Sale.SCHEDULED) {
+        assertThat(counters).as("%s without a window", sku).doesNotContainKey("opensAt");
+      }
       assertThat(redis.opsForHash().entries(layout.holders(sku)))
           .as("holders of %s", sku)
           .isEqualTo(new HashMap<Object, Object>(expectedHolders));
