@@ -1,5 +1,7 @@
 package io.stockade.query.stock;
 
+import io.stockade.api.sku.SaleStatus;
+import io.stockade.api.sku.SkuEvent;
 import io.stockade.platform.openapi.Problem;
 import io.stockade.platform.web.Identifier;
 import io.stockade.platform.web.ProblemCodes;
@@ -13,6 +15,7 @@ import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.List;
 import java.util.Map;
+import org.axonframework.eventsourcing.eventstore.EventStore;
 import org.springframework.http.HttpStatus;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -22,8 +25,9 @@ import org.springframework.web.bind.annotation.RestController;
 
 /**
  * A SKU as it was at an instant: its numbers summed from the changes its events made up to then,
- * and those changes (the SKU's ledger), oldest first, paged. The ledger is kept by the stock
- * projection from the event stream, one entry per event and SKU; each entry names the event's
+ * its per-user limit and its sale as its own events had set them (the sale's state at that
+ * instant), and those changes (the SKU's ledger), oldest first, paged. The ledger is kept by the
+ * stock projection from the event stream, one entry per event and SKU; each entry names the event's
  * global index, so it can be checked against the event store.
  */
 @RestController
@@ -38,6 +42,8 @@ class StockAuditController {
       long available,
       long reserved,
       long sold,
+      Integer perUserLimit,
+      SaleStatus sale,
       List<LedgerEntry> ledger,
       int page,
       int size,
@@ -52,11 +58,13 @@ class StockAuditController {
 
   private final StockLevels stockLevels;
   private final Replays replays;
+  private final EventStore eventStore;
   private final Clock clock;
 
-  StockAuditController(StockLevels stockLevels, Replays replays) {
+  StockAuditController(StockLevels stockLevels, Replays replays, EventStore eventStore) {
     this.stockLevels = stockLevels;
     this.replays = replays;
+    this.eventStore = eventStore;
     this.clock = Clock.systemUTC();
   }
 
@@ -79,6 +87,17 @@ class StockAuditController {
           Map.of("skuId", skuId));
     }
     StockLevels.AsOf asOf = stockLevels.asOf(skuId, instant);
+    StockLevels.Settings settings = settingsAsOf(skuId, instant);
+    StockLevels.Settings.Window window = settings.window();
+    StockLevels.Settings.Pause pause = settings.pause();
+    SaleStatus sale =
+        SaleStatus.at(
+            instant,
+            window == null ? null : window.opensAt(),
+            window == null ? null : window.closesAt(),
+            window == null ? 0 : window.prequeueSeconds(),
+            pause != null && pause.paused(),
+            pause == null ? null : pause.reason());
     List<LedgerEntry> ledger =
         stockLevels.ledger(skuId, instant, page, size).stream()
             .map(
@@ -101,10 +120,31 @@ class StockAuditController {
         asOf.total() - asOf.reserved() - asOf.sold(),
         asOf.reserved(),
         asOf.sold(),
+        settings.limit() == null ? null : settings.limit().perUserLimit(),
+        sale,
         ledger,
         page,
         size,
         asOf.entries());
+  }
+
+  /**
+   * What the SKU's own events up to {@code at} set of its sale and limit, folded as the stock view
+   * folds them ({@link StockChanges}): its stream is short (registration, sale changes,
+   * replenishments and adjustments), read from the event store.
+   */
+  private StockLevels.Settings settingsAsOf(String skuId, Instant at) {
+    StockLevels.Settings[] settings = {StockLevels.Settings.NONE};
+    StockChanges.Target fold = (change, set) -> settings[0] = settings[0].then(set);
+    eventStore
+        .readEvents(SkuEvent.streamId(skuId), 0)
+        .asStream()
+        .filter(event -> !event.getTimestamp().isAfter(at))
+        .forEach(
+            event ->
+                StockChanges.apply(
+                    event.getPayload(), event.getIdentifier(), event.getTimestamp(), fold));
+    return settings[0];
   }
 
   private static Instant instant(String at) {

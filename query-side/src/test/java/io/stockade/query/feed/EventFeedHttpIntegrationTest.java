@@ -8,7 +8,13 @@ import io.stockade.api.reservation.ReservationLine;
 import io.stockade.api.reservation.StockConfirmed;
 import io.stockade.api.reservation.StockReleased;
 import io.stockade.api.reservation.StockReserved;
+import io.stockade.api.sku.AdjustmentReason;
+import io.stockade.api.sku.PurchaseLimitChanged;
+import io.stockade.api.sku.SalePaused;
+import io.stockade.api.sku.SaleResumed;
+import io.stockade.api.sku.SaleScheduled;
 import io.stockade.api.sku.SkuRegistered;
+import io.stockade.api.sku.StockAdjusted;
 import io.stockade.platform.testing.StrictJson;
 import io.stockade.platform.testing.TestTokens;
 import io.stockade.query.Events;
@@ -81,6 +87,22 @@ class EventFeedHttpIntegrationTest {
     Instant now = Instant.now().truncatedTo(ChronoUnit.MILLIS);
     List<ReservationLine> lines = List.of(new ReservationLine(sku, 3));
     Events.append(eventStore, transaction, sku, 0, new SkuRegistered(sku, 10, 5));
+    // The sale's events, on the SKU's stream.
+    Events.append(
+        eventStore,
+        transaction,
+        sku,
+        1,
+        new SaleScheduled(sku, now.plusSeconds(60), now.plusSeconds(3600), 30));
+    Events.append(eventStore, transaction, sku, 2, new SalePaused(sku, "price error"));
+    Events.append(eventStore, transaction, sku, 3, new SaleResumed(sku));
+    Events.append(eventStore, transaction, sku, 4, new PurchaseLimitChanged(sku, null));
+    Events.append(
+        eventStore,
+        transaction,
+        sku,
+        5,
+        new StockAdjusted(sku, "A-" + run, -2, AdjustmentReason.DAMAGED, "pallet 3"));
     Events.append(
         eventStore,
         transaction,
@@ -112,7 +134,7 @@ class EventFeedHttpIntegrationTest {
             now));
 
     // Pages of two: the last page's next is where the following page begins.
-    List<JsonNode> seen = follow(head, 2, 5);
+    List<JsonNode> seen = follow(head, 2, 10);
 
     List<Map<String, Object>> stored =
         jdbc.queryForList(
@@ -120,22 +142,38 @@ class EventFeedHttpIntegrationTest {
                 + " where aggregate_identifier in (?, ?) order by global_index",
             "sku:" + sku,
             "reservation:" + reservation);
-    assertThat(seen).hasSize(5);
+    assertThat(seen).hasSize(10);
     assertThat(seen)
         .extracting(event -> event.get("type").asString())
         .containsExactly(
             "SkuRegistered",
+            "SaleScheduled",
+            "SalePaused",
+            "SaleResumed",
+            "PurchaseLimitChanged",
+            "StockAdjusted",
             "StockReserved",
             "ReservationExtended",
             "StockConfirmed",
             "StockReleased");
     assertThat(seen)
         .extracting(event -> event.get("aggregateType").asString())
-        .containsExactly("Sku", "Reservation", "Reservation", "Reservation", "Reservation");
+        .containsExactly(
+            "Sku",
+            "Sku",
+            "Sku",
+            "Sku",
+            "Sku",
+            "Sku",
+            "Reservation",
+            "Reservation",
+            "Reservation",
+            "Reservation");
     assertThat(seen)
         .extracting(event -> event.get("aggregateId").asString())
-        .containsExactly(sku, reservation, reservation, reservation, reservation);
-    for (int i = 0; i < 5; i++) {
+        .containsExactly(
+            sku, sku, sku, sku, sku, sku, reservation, reservation, reservation, reservation);
+    for (int i = 0; i < 10; i++) {
       JsonNode event = seen.get(i);
       Map<String, Object> row = stored.get(i);
       assertThat(event.get("position").asLong())
@@ -147,8 +185,15 @@ class EventFeedHttpIntegrationTest {
       assertThat(Instant.parse(event.get("timestamp").asString()))
           .isEqualTo(Instant.parse((String) row.get("time_stamp")));
     }
-    assertThat(seen.get(4).get("payload").get("reason").asString()).isEqualTo("NOT_CONFIRMED");
-    assertThat(seen.get(2).get("payload").get("expiresAt").asString())
+    assertThat(seen.get(9).get("payload").get("reason").asString()).isEqualTo("NOT_CONFIRMED");
+    assertThat(seen.get(1).get("payload").get("opensAt").asString())
+        .isEqualTo(now.plusSeconds(60).toString());
+    assertThat(seen.get(1).get("payload").get("prequeueSeconds").asInt()).isEqualTo(30);
+    assertThat(seen.get(2).get("payload").get("reason").asString()).isEqualTo("price error");
+    assertThat(seen.get(4).get("payload").path("perUserLimit").isNumber()).isFalse();
+    assertThat(seen.get(5).get("payload").get("quantity").asInt()).isEqualTo(-2);
+    assertThat(seen.get(5).get("payload").get("reason").asString()).isEqualTo("DAMAGED");
+    assertThat(seen.get(7).get("payload").get("expiresAt").asString())
         .isEqualTo(now.plusSeconds(1800).toString());
   }
 

@@ -149,6 +149,37 @@ class StockSaleIntegrationTest {
   }
 
   @Test
+  void theSkusAuditAsOfAnInstantShowsTheSaleAndLimitAsTheyWereThen() {
+    String sku = "asof-" + run;
+    Instant t0 = now.minus(1, ChronoUnit.HOURS);
+    Instant opensAt = t0.plus(5, ChronoUnit.MINUTES);
+    appendAt(sku, 0, new SkuRegistered(sku, 50, 2), t0);
+    appendAt(sku, 1, new SaleScheduled(sku, opensAt, null, 60), t0.plusSeconds(1));
+    appendAt(sku, 2, new SalePaused(sku, "price error"), t0.plus(10, ChronoUnit.MINUTES));
+    appendAt(sku, 3, new SaleResumed(sku), t0.plus(20, ChronoUnit.MINUTES));
+    appendAt(sku, 4, new PurchaseLimitChanged(sku, 7), t0.plus(30, ChronoUnit.MINUTES));
+    awaitStock(sku, s -> s.get("perUserLimit").asInt() == 7);
+
+    JsonNode before = audit(sku, t0.plus(2, ChronoUnit.MINUTES));
+    assertThat(before.get("sale").get("state").asString()).isEqualTo("SCHEDULED");
+    assertThat(audit(sku, opensAt.minusSeconds(30)).get("sale").get("state").asString())
+        .isEqualTo("PREQUEUE");
+    assertThat(audit(sku, opensAt).get("sale").get("state").asString()).isEqualTo("OPEN");
+    JsonNode paused = audit(sku, t0.plus(15, ChronoUnit.MINUTES));
+    assertThat(paused.get("sale").get("state").asString()).isEqualTo("PAUSED");
+    assertThat(paused.get("sale").get("pausedReason").asString()).isEqualTo("price error");
+    assertThat(paused.get("perUserLimit").asInt()).isEqualTo(2);
+    assertThat(paused.get("totalEntries").asLong()).isEqualTo(3);
+    JsonNode resumed = audit(sku, t0.plus(25, ChronoUnit.MINUTES));
+    assertThat(resumed.get("sale").get("state").asString()).isEqualTo("OPEN");
+    assertThat(resumed.get("perUserLimit").asInt()).isEqualTo(2);
+    JsonNode limited = audit(sku, t0.plus(35, ChronoUnit.MINUTES));
+    assertThat(limited.get("perUserLimit").asInt()).isEqualTo(7);
+    assertThat(Instant.parse(limited.get("sale").get("opensAt").asString())).isEqualTo(opensAt);
+    assertThat(limited.get("total").asLong()).isEqualTo(50);
+  }
+
+  @Test
   void theListOfSalesHoldsEverySkuOnceBusiestFirst() {
     String busy = "busy-" + run;
     String middling = "mid-" + run;
@@ -218,6 +249,16 @@ class StockSaleIntegrationTest {
               return answer.getStatusCode().value() == 200 ? answer.getBody() : null;
             },
             stock -> stock != null && until.test(stock));
+  }
+
+  private JsonNode audit(String sku, Instant at) {
+    ResponseEntity<JsonNode> answer = http.get("/api/audit/skus/" + sku + "?at=" + at);
+    assertThat(answer.getStatusCode().value()).isEqualTo(200);
+    return answer.getBody();
+  }
+
+  private void appendAt(String aggregateId, long sequence, Object payload, Instant at) {
+    Events.append(eventStore, transaction, aggregateId, sequence, payload, at);
   }
 
   private void append(String aggregateId, long sequence, Object payload) {
