@@ -196,17 +196,7 @@ class LifecycleHttpIntegrationTest {
   }
 
   private ResponseEntity<JsonNode> reserve(String reservationId, String user, int quantity) {
-    return post(
-        "/api/reservations",
-        "{\"reservationId\":\""
-            + reservationId
-            + "\",\"userId\":\""
-            + user
-            + "\",\"lines\":[{\"skuId\":\""
-            + sku
-            + "\",\"quantity\":"
-            + quantity
-            + "}]}");
+    return post("/api/reservations", ApiClient.reservation(reservationId, user, sku, quantity));
   }
 
   private ResponseEntity<JsonNode> post(String path, String body) {

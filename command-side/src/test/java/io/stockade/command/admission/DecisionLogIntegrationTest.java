@@ -819,15 +819,7 @@ class DecisionLogIntegrationTest {
             .send(
                 HttpMethod.POST,
                 "/api/reservations",
-                "{\"reservationId\":\""
-                    + id
-                    + "\",\"userId\":\""
-                    + user
-                    + "\",\"lines\":[{\"skuId\":\""
-                    + sku
-                    + "\",\"quantity\":"
-                    + quantity
-                    + "}]}"));
+                ApiClient.reservation(id, user, sku, quantity)));
   }
 
   private static int status(org.springframework.http.ResponseEntity<?> response) {

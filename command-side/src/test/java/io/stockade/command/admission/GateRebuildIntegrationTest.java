@@ -582,16 +582,7 @@ class GateRebuildIntegrationTest {
 
   private int reserve(int instance, String sku, String id, String user) {
     return http(instance)
-        .send(
-            HttpMethod.POST,
-            "/api/reservations",
-            "{\"reservationId\":\""
-                + id
-                + "\",\"userId\":\""
-                + user
-                + "\",\"lines\":[{\"skuId\":\""
-                + sku
-                + "\",\"quantity\":1}]}")
+        .send(HttpMethod.POST, "/api/reservations", ApiClient.reservation(id, user, sku, 1))
         .getStatusCode()
         .value();
   }

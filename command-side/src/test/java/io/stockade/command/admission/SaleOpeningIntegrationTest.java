@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.stockade.command.CommandSideApplication;
 import io.stockade.localinfra.EmbeddedRedis;
+import io.stockade.platform.testing.ApiClient;
 import io.stockade.platform.testing.TestTokens;
 import java.io.IOException;
 import java.net.URI;
@@ -242,14 +243,7 @@ class SaleOpeningIntegrationTest {
   /** The problem's code of a 409, or the status of any other final answer. */
   private static String reserveUntilAnswered(HttpClient http, String id, String user, String sku)
       throws Exception {
-    String body =
-        "{\"reservationId\":\""
-            + id
-            + "\",\"userId\":\""
-            + user
-            + "\",\"lines\":[{\"skuId\":\""
-            + sku
-            + "\",\"quantity\":1}]}";
+    String body = ApiClient.reservation(id, user, sku, 1);
     while (true) {
       HttpResponse<String> answer =
           send(http, "POST", "/api/reservations", body, TestTokens.ALL_ROLES);

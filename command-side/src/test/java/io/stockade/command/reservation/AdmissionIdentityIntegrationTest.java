@@ -233,17 +233,7 @@ class AdmissionIdentityIntegrationTest {
   private static ResponseEntity<JsonNode> reserve(
       ApiClient http, String id, String user, String sku, int quantity) {
     return http.send(
-        HttpMethod.POST,
-        "/api/reservations",
-        "{\"reservationId\":\""
-            + id
-            + "\",\"userId\":\""
-            + user
-            + "\",\"lines\":[{\"skuId\":\""
-            + sku
-            + "\",\"quantity\":"
-            + quantity
-            + "}]}");
+        HttpMethod.POST, "/api/reservations", ApiClient.reservation(id, user, sku, quantity));
   }
 
   private static ResponseEntity<JsonNode> confirm(ApiClient http, String id) {

@@ -427,15 +427,7 @@ class SaleHttpIntegrationTest {
     return http.send(
         HttpMethod.POST,
         "/api/reservations",
-        "{\"reservationId\":\""
-            + reservationId
-            + "\",\"userId\":\""
-            + user
-            + "\",\"lines\":[{\"skuId\":\""
-            + sku
-            + "\",\"quantity\":"
-            + quantity
-            + "}]}");
+        ApiClient.reservation(reservationId, user, sku, quantity));
   }
 
   private int events(String type) {

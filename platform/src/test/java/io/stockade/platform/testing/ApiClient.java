@@ -36,6 +36,19 @@ public final class ApiClient {
     http = builder.build();
   }
 
+  /** The JSON body of {@code POST /api/reservations} for one line. */
+  public static String reservation(String id, String user, String sku, int quantity) {
+    return "{\"reservationId\":\""
+        + id
+        + "\",\"userId\":\""
+        + user
+        + "\",\"lines\":[{\"skuId\":\""
+        + sku
+        + "\",\"quantity\":"
+        + quantity
+        + "}]}";
+  }
+
   /** The same service, with {@code Authorization: Bearer <token>} on every request. */
   public ApiClient withToken(String token) {
     return new ApiClient(port, token);
