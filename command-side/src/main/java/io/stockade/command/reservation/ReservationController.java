@@ -316,45 +316,46 @@ class ReservationController {
 
     @Override
     public ResponseEntity<?> insufficient(AdmissionDecision.Insufficient insufficient) {
-      return ProblemResponses.response(
-          new ProblemException(
-              HttpStatus.CONFLICT,
-              CommandProblems.INSUFFICIENT_STOCK,
-              "Insufficient stock",
-              "Not enough stock of SKU " + insufficient.skuId() + "; nothing was reserved.",
-              Map.of("skuId", insufficient.skuId(), "lineIndex", insufficient.lineIndex())));
+      return lineRefused(
+          HttpStatus.CONFLICT,
+          CommandProblems.INSUFFICIENT_STOCK,
+          "Insufficient stock",
+          "Not enough stock of SKU " + insufficient.skuId(),
+          insufficient.skuId(),
+          insufficient.lineIndex(),
+          Map.of(),
+          HttpHeaders.EMPTY);
     }
 
     @Override
     public ResponseEntity<?> limitExceeded(AdmissionDecision.LimitExceeded exceeded) {
-      return ProblemResponses.response(
-          new ProblemException(
-              HttpStatus.CONFLICT,
-              CommandProblems.PURCHASE_LIMIT_EXCEEDED,
-              "Purchase limit exceeded",
-              "User "
-                  + request.userId()
-                  + " may hold at most "
-                  + exceeded.limit()
-                  + " units of SKU "
-                  + exceeded.skuId()
-                  + "; nothing was reserved.",
-              Map.of(
-                  "skuId", exceeded.skuId(),
-                  "lineIndex", exceeded.lineIndex(),
-                  "limit", exceeded.limit(),
-                  "alreadyReserved", exceeded.alreadyHeld())));
+      return lineRefused(
+          HttpStatus.CONFLICT,
+          CommandProblems.PURCHASE_LIMIT_EXCEEDED,
+          "Purchase limit exceeded",
+          "User "
+              + request.userId()
+              + " may hold at most "
+              + exceeded.limit()
+              + " units of SKU "
+              + exceeded.skuId(),
+          exceeded.skuId(),
+          exceeded.lineIndex(),
+          Map.of("limit", exceeded.limit(), "alreadyReserved", exceeded.alreadyHeld()),
+          HttpHeaders.EMPTY);
     }
 
     @Override
     public ResponseEntity<?> unknownSku(AdmissionDecision.UnknownSku unknown) {
-      return ProblemResponses.response(
-          new ProblemException(
-              HttpStatus.NOT_FOUND,
-              CommandProblems.UNKNOWN_SKU,
-              "Unknown SKU",
-              "SKU " + unknown.skuId() + " is not registered; nothing was reserved.",
-              Map.of("skuId", unknown.skuId(), "lineIndex", unknown.lineIndex())));
+      return lineRefused(
+          HttpStatus.NOT_FOUND,
+          CommandProblems.UNKNOWN_SKU,
+          "Unknown SKU",
+          "SKU " + unknown.skuId() + " is not registered",
+          unknown.skuId(),
+          unknown.lineIndex(),
+          Map.of(),
+          HttpHeaders.EMPTY);
     }
 
     @Override
@@ -377,50 +378,63 @@ class ReservationController {
       long millis = Duration.between(notOpen.now(), notOpen.opensAt()).toMillis();
       HttpHeaders headers = new HttpHeaders();
       headers.set(HttpHeaders.RETRY_AFTER, String.valueOf(Math.max(1, (millis + 999) / 1000)));
-      return ProblemResponses.response(
-          new ProblemException(
-              HttpStatus.CONFLICT,
-              CommandProblems.SALE_NOT_OPEN,
-              "Sale not open",
-              "The sale of SKU "
-                  + notOpen.skuId()
-                  + " opens at "
-                  + notOpen.opensAt()
-                  + "; nothing was reserved.",
-              Map.of(
-                  "skuId", notOpen.skuId(),
-                  "lineIndex", notOpen.lineIndex(),
-                  "opensAt", notOpen.opensAt().toString()),
-              HttpHeaders.readOnlyHttpHeaders(headers)));
+      return lineRefused(
+          HttpStatus.CONFLICT,
+          CommandProblems.SALE_NOT_OPEN,
+          "Sale not open",
+          "The sale of SKU " + notOpen.skuId() + " opens at " + notOpen.opensAt(),
+          notOpen.skuId(),
+          notOpen.lineIndex(),
+          Map.of("opensAt", notOpen.opensAt().toString()),
+          HttpHeaders.readOnlyHttpHeaders(headers));
     }
 
     @Override
     public ResponseEntity<?> saleClosed(AdmissionDecision.SaleClosed closed) {
-      return ProblemResponses.response(
-          new ProblemException(
-              HttpStatus.CONFLICT,
-              CommandProblems.SALE_CLOSED,
-              "Sale closed",
-              "The sale of SKU "
-                  + closed.skuId()
-                  + " closed at "
-                  + closed.closesAt()
-                  + "; nothing was reserved.",
-              Map.of(
-                  "skuId", closed.skuId(),
-                  "lineIndex", closed.lineIndex(),
-                  "closesAt", closed.closesAt().toString())));
+      return lineRefused(
+          HttpStatus.CONFLICT,
+          CommandProblems.SALE_CLOSED,
+          "Sale closed",
+          "The sale of SKU " + closed.skuId() + " closed at " + closed.closesAt(),
+          closed.skuId(),
+          closed.lineIndex(),
+          Map.of("closesAt", closed.closesAt().toString()),
+          HttpHeaders.EMPTY);
     }
 
     @Override
     public ResponseEntity<?> salePaused(AdmissionDecision.SalePaused paused) {
+      return lineRefused(
+          HttpStatus.CONFLICT,
+          CommandProblems.SALE_PAUSED,
+          "Sale paused",
+          "The sale of SKU " + paused.skuId() + " is paused",
+          paused.skuId(),
+          paused.lineIndex(),
+          Map.of(),
+          HttpHeaders.EMPTY);
+    }
+
+    /**
+     * The problem of a reservation refused for one of its lines: nothing was reserved. Its members
+     * name the line ({@code skuId}, {@code lineIndex}), then {@code more}.
+     */
+    private static ResponseEntity<?> lineRefused(
+        HttpStatus status,
+        String code,
+        String title,
+        String detail,
+        String skuId,
+        int lineIndex,
+        Map<String, Object> more,
+        HttpHeaders headers) {
+      Map<String, Object> members = new LinkedHashMap<>();
+      members.put("skuId", skuId);
+      members.put("lineIndex", lineIndex);
+      members.putAll(more);
       return ProblemResponses.response(
           new ProblemException(
-              HttpStatus.CONFLICT,
-              CommandProblems.SALE_PAUSED,
-              "Sale paused",
-              "The sale of SKU " + paused.skuId() + " is paused; nothing was reserved.",
-              Map.of("skuId", paused.skuId(), "lineIndex", paused.lineIndex())));
+              status, code, title, detail + "; nothing was reserved.", members, headers));
     }
   }
 
