@@ -30,6 +30,7 @@ import org.springframework.security.oauth2.server.resource.authentication.JwtAut
 import org.springframework.security.oauth2.server.resource.authentication.JwtGrantedAuthoritiesConverter;
 import org.springframework.security.web.SecurityFilterChain;
 import org.springframework.security.web.firewall.StrictHttpFirewall;
+import org.springframework.web.cors.CorsConfigurationSource;
 import org.springframework.web.servlet.HandlerExceptionResolver;
 
 /**
@@ -40,7 +41,9 @@ import org.springframework.web.servlet.HandlerExceptionResolver;
  * loopback ({@code server.address}, and {@code management.server.address} with a port of its own).
  * Roles come from the {@code roles} claim; {@code /actuator/health} and its groups are open, {@code
  * /actuator/prometheus} needs {@code metrics}, the rest of the actuator needs {@code admin}, each
- * service's endpoints need what its {@link ApiAccessRules} say, and anything else is denied.
+ * service's endpoints need what its {@link ApiAccessRules} say, and anything else is denied. A
+ * service that declares a {@link CorsConfigurationSource} has its cross-origin requests checked
+ * first in the chain: a preflight from an allowed origin is answered there, without a token.
  */
 @AutoConfiguration(
     beforeName = {
@@ -58,6 +61,7 @@ public class SecurityConfiguration {
       ObjectProvider<JwtDecoder> decoders,
       ObjectProvider<ApiAccessRules> rules,
       ObjectProvider<WarmUpTokens> warmUp,
+      ObjectProvider<CorsConfigurationSource> crossOrigin,
       SecurityProblems problems,
       Environment environment,
       ResourceLoader resources) {
@@ -104,6 +108,10 @@ public class SecurityConfiguration {
               rules.orderedStream().forEach(rule -> rule.authorize(requests));
               requests.anyRequest().denyAll();
             });
+    CorsConfigurationSource origins = crossOrigin.getIfUnique();
+    if (origins != null) {
+      http.cors(cors -> cors.configurationSource(origins));
+    }
     return http.build();
   }
 
