@@ -26,6 +26,7 @@ class AccessConfiguration {
                 "/api/stock",
                 "/api/stock/*",
                 "/api/stock/*/stream",
+                "/api/sales",
                 "/api/reservations/*",
                 "/api/audit/reservations/*",
                 "/api/audit/skus/*",

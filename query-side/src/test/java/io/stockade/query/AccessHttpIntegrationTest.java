@@ -69,6 +69,7 @@ class AccessHttpIntegrationTest {
         reader("stock of a SKU", "/api/stock/sku-%RUN%", 200),
         reader("stock of SKUs", "/api/stock?skuIds=sku-%RUN%", 200),
         reader("live stock", "/api/stock/sku-%RUN%/stream", 200),
+        reader("every SKU's sale", "/api/sales?size=1", 200),
         reader("reservation", "/api/reservations/O-%RUN%", 200),
         reader("audit of a reservation", "/api/audit/reservations/O-%RUN%", 200),
         reader("audit of a SKU", "/api/audit/skus/sku-%RUN%", 200),

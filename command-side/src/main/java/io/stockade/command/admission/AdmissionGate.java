@@ -1,6 +1,7 @@
 package io.stockade.command.admission;
 
 import io.stockade.api.reservation.ReservationLine;
+import io.stockade.api.sku.SaleStatus;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -225,24 +226,13 @@ public interface AdmissionGate {
       boolean paused,
       Instant now) {
 
-    /** The sale's state now, in the order reserve checks it: not open, closed, paused. */
-    public SaleState sale() {
-      if (opensAt != null && now.isBefore(opensAt)) {
-        return SaleState.SCHEDULED;
-      }
-      if (closesAt != null && !now.isBefore(closesAt)) {
-        return SaleState.CLOSED;
-      }
-      return paused ? SaleState.PAUSED : SaleState.OPEN;
+    /**
+     * The sale now, in the order reserve checks it (not open, closed, paused), with the pre-queue
+     * and the pause's reason that the record keeps and the gate does not.
+     */
+    public SaleStatus sale(int prequeueSeconds, String pausedReason) {
+      return SaleStatus.at(now, opensAt, closesAt, prequeueSeconds, paused, pausedReason);
     }
-  }
-
-  /** Where a SKU's sale stands by the gate's clock. */
-  enum SaleState {
-    SCHEDULED,
-    OPEN,
-    PAUSED,
-    CLOSED
   }
 
   /**

@@ -1,6 +1,6 @@
 package io.stockade.command.sku;
 
-import java.time.Instant;
+import io.stockade.api.sku.SaleStatus;
 
 /**
  * A SKU as the gate sees it now ({@code GET /api/skus/{skuId}} and the answer of every sale
@@ -14,12 +14,4 @@ record SkuView(
     long reserved,
     long sold,
     Long perUserLimit,
-    Sale sale) {
-
-  /**
-   * @param state {@code SCHEDULED}, {@code PREQUEUE}, {@code OPEN}, {@code PAUSED} or {@code
-   *     CLOSED}
-   */
-  record Sale(
-      String state, Instant opensAt, Instant closesAt, int prequeueSeconds, String pausedReason) {}
-}
+    SaleStatus sale) {}

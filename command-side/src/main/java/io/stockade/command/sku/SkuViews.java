@@ -89,12 +89,6 @@ class SkuViews {
   }
 
   private static SkuView of(AdmissionGate.SkuState gate, SaleSettings record) {
-    String state = gate.sale().name();
-    if (gate.sale() == AdmissionGate.SaleState.SCHEDULED
-        && record.prequeueSeconds() > 0
-        && !gate.now().isBefore(gate.opensAt().minusSeconds(record.prequeueSeconds()))) {
-      state = "PREQUEUE";
-    }
     return new SkuView(
         gate.skuId(),
         gate.total(),
@@ -102,11 +96,6 @@ class SkuViews {
         gate.reserved(),
         gate.sold(),
         gate.perUserLimit(),
-        new SkuView.Sale(
-            state,
-            gate.opensAt(),
-            gate.closesAt(),
-            record.prequeueSeconds(),
-            gate.paused() ? record.pausedReason() : null));
+        gate.sale(record.prequeueSeconds(), record.pausedReason()));
   }
 }

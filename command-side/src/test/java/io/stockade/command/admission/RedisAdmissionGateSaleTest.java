@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.stockade.api.reservation.ReservationLine;
-import io.stockade.command.admission.AdmissionGate.SaleState;
+import io.stockade.api.sku.SaleStatus.State;
 import io.stockade.command.admission.AdmissionGate.SaleWrite;
 import io.stockade.command.admission.AdmissionGate.SkuState;
 import io.stockade.command.admission.AdmissionGate.Transition;
@@ -50,13 +50,13 @@ class RedisAdmissionGateSaleTest {
     assertThat(notOpen.opensAt()).isEqualTo(opensAt);
     assertThat(notOpen.now()).isBefore(opensAt);
     assertThat(counters(sku)).isEqualTo(before);
-    assertThat(gate.state(sku).orElseThrow().sale()).isEqualTo(SaleState.SCHEDULED);
+    assertThat(gate.state(sku).orElseThrow().sale(0, null).state()).isEqualTo(State.SCHEDULED);
     assertThat(outcomes("O-" + run)).containsExactly("SALE_NOT_OPEN");
 
     await().atMost(Duration.ofSeconds(10)).until(() -> !redisNow().isBefore(opensAt));
     assertThat(gate.reserve(admission("O-" + run, "u-1", line(sku, 1))))
         .isInstanceOf(AdmissionDecision.Admitted.class);
-    assertThat(gate.state(sku).orElseThrow().sale()).isEqualTo(SaleState.OPEN);
+    assertThat(gate.state(sku).orElseThrow().sale(0, null).state()).isEqualTo(State.OPEN);
   }
 
   @Test
@@ -73,7 +73,7 @@ class RedisAdmissionGateSaleTest {
     assertThat(gate.reserve(admission("L-" + run, "u-3", line(sku, 1))))
         .isEqualTo(new AdmissionDecision.SaleClosed(sku, 0, closesAt));
     assertThat(outcomes("L-" + run)).containsExactly("SALE_CLOSED");
-    assertThat(gate.state(sku).orElseThrow().sale()).isEqualTo(SaleState.CLOSED);
+    assertThat(gate.state(sku).orElseThrow().sale(0, null).state()).isEqualTo(State.CLOSED);
     List<ReservationLine> lines = List.of(line(sku, 1));
     assertThat(gate.extend("K-" + run, kept, lines, NOW.plus(HOLD).plusSeconds(60)))
         .isEqualTo(Transition.DONE);
@@ -95,7 +95,7 @@ class RedisAdmissionGateSaleTest {
     assertThat(gate.reserve(admission("P-" + run, "u-2", line(sku, 1))))
         .isEqualTo(new AdmissionDecision.SalePaused(sku, 0));
     assertThat(outcomes("P-" + run)).containsExactly("SALE_PAUSED");
-    assertThat(gate.state(sku).orElseThrow().sale()).isEqualTo(SaleState.PAUSED);
+    assertThat(gate.state(sku).orElseThrow().sale(0, null).state()).isEqualTo(State.PAUSED);
     assertThat(gate.confirm("H-" + run, held, List.of(line(sku, 2))))
         .as("a pause leaves the holds taken before it")
         .isEqualTo(Transition.DONE);
@@ -200,7 +200,7 @@ class RedisAdmissionGateSaleTest {
     assertThat(state.total()).isEqualTo(9);
     assertThat(state.available()).isEqualTo(7);
     assertThat(state.reserved()).isEqualTo(2);
-    assertThat(state.sale()).isEqualTo(SaleState.OPEN);
+    assertThat(state.sale(0, null).state()).isEqualTo(State.OPEN);
   }
 
   private List<String> outcomes(String reservationId) {

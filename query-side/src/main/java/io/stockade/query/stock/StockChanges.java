@@ -26,10 +26,11 @@ final class StockChanges implements StreamFold {
   /** Where the changes of an event go. */
   interface Target {
 
-    /** A registration: its initial stock, and the SKU becomes known. */
-    void register(StockLevels.Change change, Integer perUserLimit);
-
-    void apply(StockLevels.Change change);
+    /**
+     * A change of the SKU's numbers and what the event sets of its sale ({@link
+     * StockLevels.Settings#NONE} for nothing).
+     */
+    void apply(StockLevels.Change change, StockLevels.Settings settings);
   }
 
   private final String eventId;
@@ -59,45 +60,58 @@ final class StockChanges implements StreamFold {
 
   @Override
   public void on(SkuRegistered event) {
-    target.register(
-        change(event.skuId(), event.skuId(), event.initialStock(), 0, 0), event.perUserLimit());
+    target.apply(
+        change(event.skuId(), event.skuId(), event.initialStock(), 0, 0),
+        StockLevels.Settings.registration(event.perUserLimit()));
   }
 
   @Override
   public void on(StockReplenished event) {
-    target.apply(change(event.skuId(), event.replenishmentId(), event.quantity(), 0, 0));
+    target.apply(
+        change(event.skuId(), event.replenishmentId(), event.quantity(), 0, 0),
+        StockLevels.Settings.NONE);
   }
 
   /** An adjustment changes the total, and with it the available units, by its quantity. */
   @Override
   public void on(StockAdjusted event) {
-    target.apply(change(event.skuId(), event.adjustmentId(), event.quantity(), 0, 0));
+    target.apply(
+        change(event.skuId(), event.adjustmentId(), event.quantity(), 0, 0),
+        StockLevels.Settings.NONE);
   }
 
+  /** A sale's window, a pause, a resume and a limit change no stock: a ledger entry of zeros. */
   @Override
   public void on(SaleScheduled event) {
-    // The sale's window changes no stock (the stock view does not carry the sale yet).
+    target.apply(
+        change(event.skuId(), event.skuId(), 0, 0, 0),
+        StockLevels.Settings.window(event.opensAt(), event.closesAt(), event.prequeueSeconds()));
   }
 
   @Override
   public void on(SalePaused event) {
-    // A pause changes no stock (the stock view does not carry the sale yet).
+    target.apply(
+        change(event.skuId(), event.skuId(), 0, 0, 0), StockLevels.Settings.pause(event.reason()));
   }
 
   @Override
   public void on(SaleResumed event) {
-    // A resume changes no stock (the stock view does not carry the sale yet).
+    target.apply(change(event.skuId(), event.skuId(), 0, 0, 0), StockLevels.Settings.resume());
   }
 
   @Override
   public void on(PurchaseLimitChanged event) {
-    // A limit changes no stock (the stock view keeps the registration's limit for now).
+    target.apply(
+        change(event.skuId(), event.skuId(), 0, 0, 0),
+        StockLevels.Settings.limit(event.perUserLimit()));
   }
 
   @Override
   public void on(StockReserved event) {
     for (ReservationLine line : event.lines()) {
-      target.apply(change(line.skuId(), event.reservationId(), 0, line.quantity(), 0));
+      target.apply(
+          change(line.skuId(), event.reservationId(), 0, line.quantity(), 0),
+          StockLevels.Settings.NONE);
     }
   }
 
@@ -105,14 +119,17 @@ final class StockChanges implements StreamFold {
   public void on(StockConfirmed event) {
     for (ReservationLine line : event.lines()) {
       target.apply(
-          change(line.skuId(), event.reservationId(), 0, -line.quantity(), line.quantity()));
+          change(line.skuId(), event.reservationId(), 0, -line.quantity(), line.quantity()),
+          StockLevels.Settings.NONE);
     }
   }
 
   @Override
   public void on(StockReleased event) {
     for (ReservationLine line : event.lines()) {
-      target.apply(change(line.skuId(), event.reservationId(), 0, -line.quantity(), 0));
+      target.apply(
+          change(line.skuId(), event.reservationId(), 0, -line.quantity(), 0),
+          StockLevels.Settings.NONE);
     }
   }
 

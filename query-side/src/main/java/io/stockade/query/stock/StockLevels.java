@@ -1,11 +1,13 @@
 package io.stockade.query.stock;
 
+import io.stockade.api.sku.SaleStatus;
 import io.stockade.api.stock.StockLevel;
 import io.stockade.platform.jdbc.MultiRowInsert;
 import io.stockade.query.replay.BulkRows;
 import io.stockade.query.replay.BulkValues;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Clock;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
@@ -46,6 +48,53 @@ class StockLevels implements StockChanges.Target {
       long reserved,
       long sold) {}
 
+  /**
+   * What an event sets of a SKU's row besides its numbers, each part {@code null} when the event
+   * leaves it as it is. Of two events' settings the later's parts win ({@link #then}).
+   *
+   * @param registers whether the event is the SKU's registration (the SKU becomes known)
+   */
+  record Settings(boolean registers, Limit limit, Window window, Pause pause) {
+
+    static final Settings NONE = new Settings(false, null, null, null);
+
+    /** A per-user limit, {@code null} for none. */
+    record Limit(Integer perUserLimit) {}
+
+    record Window(Instant opensAt, Instant closesAt, int prequeueSeconds) {}
+
+    record Pause(boolean paused, String reason) {}
+
+    static Settings registration(Integer perUserLimit) {
+      return new Settings(true, new Limit(perUserLimit), null, null);
+    }
+
+    static Settings limit(Integer perUserLimit) {
+      return new Settings(false, new Limit(perUserLimit), null, null);
+    }
+
+    static Settings window(Instant opensAt, Instant closesAt, int prequeueSeconds) {
+      return new Settings(false, null, new Window(opensAt, closesAt, prequeueSeconds), null);
+    }
+
+    static Settings pause(String reason) {
+      return new Settings(false, null, null, new Pause(true, reason));
+    }
+
+    static Settings resume() {
+      return new Settings(false, null, null, new Pause(false, null));
+    }
+
+    /** These settings followed by {@code later}'s. */
+    Settings then(Settings later) {
+      return new Settings(
+          registers || later.registers(),
+          later.limit() != null ? later.limit() : limit,
+          later.window() != null ? later.window() : window,
+          later.pause() != null ? later.pause() : pause);
+    }
+  }
+
   private static final String PENDING = StockLevels.class.getName() + ".pending";
 
   /** Ledger entries per insert statement (nine parameters each). */
@@ -68,7 +117,19 @@ class StockLevels implements StockChanges.Target {
 
   private static final List<String> LEVEL_COLUMNS =
       List.of(
-          "sku_id", "total", "reserved", "sold", "per_user_limit", "registered_at", "updated_at");
+          "sku_id",
+          "total",
+          "reserved",
+          "sold",
+          "per_user_limit",
+          "opens_at",
+          "closes_at",
+          "prequeue_seconds",
+          "paused",
+          "paused_reason",
+          "activity",
+          "registered_at",
+          "updated_at");
 
   /** Event identifiers per query of their global indexes. */
   private static final int MAX_IDS_PER_QUERY = 1000;
@@ -78,13 +139,36 @@ class StockLevels implements StockChanges.Target {
 
   private static final Instant BEYOND = Instant.parse("+10000-01-01T00:00:00Z");
 
-  private static final String COLUMNS = "sku_id, total, reserved, sold, per_user_limit, updated_at";
+  private static final String COLUMNS =
+      "sku_id, total, reserved, sold, per_user_limit, opens_at, closes_at, prequeue_seconds,"
+          + " paused, paused_reason, updated_at";
+
+  /** The upsert of a SKU's row: its numbers added, what the events set of its sale replaced. */
+  private static final String UPSERT =
+      "insert into stock_level ("
+          + String.join(", ", LEVEL_COLUMNS)
+          + ") values ("
+          + String.join(", ", Collections.nCopies(LEVEL_COLUMNS.size(), "?"))
+          + ") on duplicate key update total = total + ?, reserved = reserved + ?,"
+          + " sold = sold + ?,"
+          + " per_user_limit = case when ? then ? else per_user_limit end,"
+          + " opens_at = case when ? then ? else opens_at end,"
+          + " closes_at = case when ? then ? else closes_at end,"
+          + " prequeue_seconds = case when ? then ? else prequeue_seconds end,"
+          + " paused = case when ? then ? else paused end,"
+          + " paused_reason = case when ? then ? else paused_reason end,"
+          + " activity = activity + ?,"
+          + " registered_at = coalesce(?, registered_at),"
+          + " updated_at = greatest(updated_at, ?)";
+
+  private final Clock clock;
 
   private final JdbcTemplate jdbc;
   private final NamedParameterJdbcTemplate named;
 
-  StockLevels(JdbcTemplate jdbc) {
+  StockLevels(JdbcTemplate jdbc, Clock clock) {
     this.jdbc = jdbc;
+    this.clock = clock;
     this.named = new NamedParameterJdbcTemplate(jdbc);
   }
 
@@ -94,17 +178,12 @@ class StockLevels implements StockChanges.Target {
    * commits, then are written together ({@link #write}); outside one they are written at once.
    */
   @Override
-  public void apply(Change change) {
-    accept(new Applied(change, null, false));
+  public void apply(Change change, Settings settings) {
+    accept(new Applied(change, settings));
   }
 
-  @Override
-  public void register(Change change, Integer perUserLimit) {
-    accept(new Applied(change, perUserLimit, true));
-  }
-
-  /** A change and, for a registration, the SKU's per-user limit. */
-  private record Applied(Change change, Integer perUserLimit, boolean registers) {}
+  /** A change and what its event sets of the SKU's sale. */
+  private record Applied(Change change, Settings settings) {}
 
   private void accept(Applied applied) {
     if (CurrentUnitOfWork.isStarted()) {
@@ -146,76 +225,98 @@ class StockLevels implements StockChanges.Target {
       }
     }
     List<Object[]> upserts = new ArrayList<>(sums.size());
-    sums.forEach(
-        (skuId, sum) -> {
-          LocalDateTime registeredAt = sum.registers() ? utc(sum.registeredAt()) : null;
-          LocalDateTime latest = utc(sum.latest());
-          upserts.add(
-              new Object[] {
-                skuId,
-                sum.total(),
-                sum.reserved(),
-                sum.sold(),
-                sum.perUserLimit(),
-                registeredAt,
-                latest,
-                sum.total(),
-                sum.reserved(),
-                sum.sold(),
-                sum.registers(),
-                sum.perUserLimit(),
-                registeredAt,
-                latest
-              });
-        });
+    sums.forEach((skuId, sum) -> upserts.add(sum.upsert(skuId)));
     if (!upserts.isEmpty()) {
       // One statement for registrations and other changes alike, so that the rows are locked in
       // SKU order.
-      jdbc.batchUpdate(
-          "insert into stock_level"
-              + " (sku_id, total, reserved, sold, per_user_limit, registered_at, updated_at)"
-              + " values (?, ?, ?, ?, ?, ?, ?)"
-              + " on duplicate key update total = total + ?, reserved = reserved + ?,"
-              + " sold = sold + ?,"
-              + " per_user_limit = case when ? then ? else per_user_limit end,"
-              + " registered_at = coalesce(?, registered_at),"
-              + " updated_at = greatest(updated_at, ?)",
-          upserts);
+      jdbc.batchUpdate(UPSERT, upserts);
     }
   }
 
-  /** Changes of one SKU's row not written yet. */
+  /** Changes of one SKU's row not written yet: their sums, and what they set of its sale. */
   private record Pending(
       long total,
       long reserved,
       long sold,
       Instant latest,
-      boolean registers,
-      Integer perUserLimit,
-      Instant registeredAt) {
+      Settings settings,
+      Instant registeredAt,
+      long activity) {
 
     static Pending of(Applied applied) {
       Change change = applied.change();
+      Settings settings = applied.settings();
       return new Pending(
           change.total(),
           change.reserved(),
           change.sold(),
           change.occurredAt(),
-          applied.registers(),
-          applied.perUserLimit(),
-          applied.registers() ? change.occurredAt() : null);
+          settings,
+          settings.registers() ? change.occurredAt() : null,
+          1);
     }
 
     Pending plus(Pending other) {
-      boolean otherRegisters = other.registers();
       return new Pending(
           total + other.total(),
           reserved + other.reserved(),
           sold + other.sold(),
           latest.isAfter(other.latest()) ? latest : other.latest(),
-          registers || otherRegisters,
-          otherRegisters ? other.perUserLimit() : perUserLimit,
-          otherRegisters ? other.registeredAt() : registeredAt);
+          settings.then(other.settings()),
+          other.registeredAt() != null ? other.registeredAt() : registeredAt,
+          activity + other.activity());
+    }
+
+    /** The SKU's row as a new one: the values of {@link #LEVEL_COLUMNS}. */
+    Object[] row(String skuId) {
+      Settings.Limit limit = settings.limit();
+      Settings.Window window = settings.window();
+      Settings.Pause pause = settings.pause();
+      return new Object[] {
+        skuId,
+        total,
+        reserved,
+        sold,
+        limit == null ? null : limit.perUserLimit(),
+        window == null || window.opensAt() == null ? null : utc(window.opensAt()),
+        window == null || window.closesAt() == null ? null : utc(window.closesAt()),
+        window == null ? 0 : window.prequeueSeconds(),
+        pause != null && pause.paused() ? 1 : 0,
+        pause == null ? null : pause.reason(),
+        activity,
+        registeredAt == null ? null : utc(registeredAt),
+        utc(latest)
+      };
+    }
+
+    /** The parameters of {@link #UPSERT}: the new row's, then those of its update. */
+    Object[] upsert(String skuId) {
+      Object[] row = row(skuId);
+      Settings.Limit limit = settings.limit();
+      Settings.Window window = settings.window();
+      Settings.Pause pause = settings.pause();
+      List<Object> parameters = new ArrayList<>(Arrays.asList(row));
+      parameters.addAll(
+          Arrays.asList(
+              total,
+              reserved,
+              sold,
+              limit != null,
+              row[4],
+              window != null,
+              row[5],
+              window != null,
+              row[6],
+              window != null,
+              row[7],
+              pause != null,
+              row[8],
+              pause != null,
+              row[9],
+              activity,
+              row[11],
+              row[12]));
+      return parameters.toArray();
     }
   }
 
@@ -319,12 +420,8 @@ class StockLevels implements StockChanges.Target {
      * Applies a change of the event at this global index; a second change of the same SKU by the
      * same event counts once.
      */
-    void apply(Change change, long globalIndex) {
-      add(new Applied(change, null, false), globalIndex);
-    }
-
-    void register(Change change, long globalIndex, Integer perUserLimit) {
-      add(new Applied(change, perUserLimit, true), globalIndex);
+    void apply(Change change, Settings settings, long globalIndex) {
+      add(new Applied(change, settings), globalIndex);
     }
 
     private void add(Applied applied, long globalIndex) {
@@ -370,17 +467,7 @@ class StockLevels implements StockChanges.Target {
       }
       List<Object[]> rows = new ArrayList<>();
       for (Map.Entry<String, Pending> entry : sums.entrySet()) {
-        Pending sum = entry.getValue();
-        rows.add(
-            new Object[] {
-              entry.getKey(),
-              sum.total(),
-              sum.reserved(),
-              sum.sold(),
-              sum.perUserLimit(),
-              sum.registers() ? utc(sum.registeredAt()) : null,
-              utc(sum.latest())
-            });
+        rows.add(entry.getValue().row(entry.getKey()));
         if (rows.size() == FOLD_ROWS_PER_WRITE) {
           List<Object[]> chunk = List.copyOf(rows);
           writes.execute(() -> levels.write(chunk));
@@ -403,7 +490,7 @@ class StockLevels implements StockChanges.Target {
             "select "
                 + COLUMNS
                 + " from stock_level where sku_id = ? and registered_at is not null",
-            StockLevels::level,
+            this::level,
             skuId)
         .stream()
         .findFirst();
@@ -419,7 +506,25 @@ class StockLevels implements StockChanges.Target {
             + " from stock_level where sku_id in (:ids) and registered_at is not null"
             + " order by sku_id",
         Map.of("ids", skuIds),
-        StockLevels::level);
+        this::level);
+  }
+
+  /** One page of every known SKU, the busiest (most events) first, then by SKU id. */
+  List<StockLevel> busiest(int page, int size) {
+    return jdbc.query(
+        "select "
+            + COLUMNS
+            + " from stock_level where registered_at is not null"
+            + " order by activity desc, sku_id limit ? offset ?",
+        this::level,
+        size,
+        (long) page * size);
+  }
+
+  /** How many SKUs are known. */
+  long known() {
+    return jdbc.queryForObject(
+        "select count(*) from stock_level where registered_at is not null", Long.class);
   }
 
   /** A SKU's numbers as of an instant, summed from its ledger. */
@@ -480,11 +585,20 @@ class StockLevels implements StockChanges.Target {
     jdbc.update("delete from stock_level");
   }
 
-  private static StockLevel level(ResultSet rs, int row) throws SQLException {
+  /** A SKU's row, its sale's state by this service's clock. */
+  private StockLevel level(ResultSet rs, int row) throws SQLException {
     long total = rs.getLong("total");
     long reserved = rs.getLong("reserved");
     long sold = rs.getLong("sold");
     Integer limit = rs.getObject("per_user_limit", Integer.class);
+    SaleStatus sale =
+        SaleStatus.at(
+            clock.instant(),
+            nullableInstant(rs, "opens_at"),
+            nullableInstant(rs, "closes_at"),
+            rs.getInt("prequeue_seconds"),
+            rs.getBoolean("paused"),
+            rs.getString("paused_reason"));
     return new StockLevel(
         rs.getString("sku_id"),
         total,
@@ -492,7 +606,13 @@ class StockLevels implements StockChanges.Target {
         reserved,
         sold,
         limit,
-        instant(rs, 6));
+        nullableInstant(rs, "updated_at"),
+        sale);
+  }
+
+  private static Instant nullableInstant(ResultSet rs, String column) throws SQLException {
+    LocalDateTime value = rs.getObject(column, LocalDateTime.class);
+    return value == null ? null : value.toInstant(ZoneOffset.UTC);
   }
 
   /**

@@ -42,13 +42,8 @@ class StockReplayFold implements ReadModelFold {
       private final StockChanges.Target target =
           new StockChanges.Target() {
             @Override
-            public void register(StockLevels.Change change, Integer perUserLimit) {
-              fold.register(change, globalIndex, perUserLimit);
-            }
-
-            @Override
-            public void apply(StockLevels.Change change) {
-              fold.apply(change, globalIndex);
+            public void apply(StockLevels.Change change, StockLevels.Settings settings) {
+              fold.apply(change, settings, globalIndex);
             }
           };
 

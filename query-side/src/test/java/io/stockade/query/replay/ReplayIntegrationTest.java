@@ -9,7 +9,13 @@ import io.stockade.api.reservation.ReservationLine;
 import io.stockade.api.reservation.StockConfirmed;
 import io.stockade.api.reservation.StockReleased;
 import io.stockade.api.reservation.StockReserved;
+import io.stockade.api.sku.AdjustmentReason;
+import io.stockade.api.sku.PurchaseLimitChanged;
+import io.stockade.api.sku.SalePaused;
+import io.stockade.api.sku.SaleResumed;
+import io.stockade.api.sku.SaleScheduled;
 import io.stockade.api.sku.SkuRegistered;
+import io.stockade.api.sku.StockAdjusted;
 import io.stockade.api.sku.StockReplenished;
 import io.stockade.platform.testing.ApiClient;
 import io.stockade.query.Events;
@@ -105,6 +111,12 @@ class ReplayIntegrationTest {
         String sku = skus.get(random.nextInt(skus.size()));
         append(sku, 1 + r, new StockReplenished(sku, "RP-" + r, 1 + random.nextInt(50)), at);
       }
+      if (r % 6 == 5) {
+        // The sale's changes, each kind five times: a window, a pause, a resume, a limit, an
+        // adjustment.
+        String sku = skus.get(random.nextInt(skus.size()));
+        append(sku, 1_000 + r, saleChange(random, (r / 6) % 5, sku, r, at), at);
+      }
       last = id;
     }
     String lastId = last;
@@ -112,6 +124,12 @@ class ReplayIntegrationTest {
     await().atMost(Duration.ofSeconds(120)).until(() -> caughtUp(head) && visible(http, lastId));
     Map<String, List<Map<String, Object>>> incremental = snapshot(run);
     assertThat(incremental.get("reservation_view")).isNotEmpty();
+    assertThat(incremental.get("stock_ledger"))
+        .as("the workload changes the sales")
+        .anyMatch(row -> "SaleScheduled".equals(row.get("event_type")))
+        .anyMatch(row -> "SalePaused".equals(row.get("event_type")))
+        .anyMatch(row -> "PurchaseLimitChanged".equals(row.get("event_type")))
+        .anyMatch(row -> "StockAdjusted".equals(row.get("event_type")));
     assertThat(incremental.get("reservation_view"))
         .as("the workload holds partial confirmations")
         .anyMatch(
@@ -153,6 +171,28 @@ class ReplayIntegrationTest {
     }
     assertThat(http.get("/api/stock/" + skus.get(0)).getStatusCode().value()).isEqualTo(200);
     assertThat(http.get("/api/replays/unknown-" + run).getStatusCode().value()).isEqualTo(404);
+  }
+
+  /** An event of this kind (0 to 4) that changes a SKU's sale (or corrects its stock). */
+  private static Object saleChange(Random random, int kind, String sku, int r, Instant at) {
+    return switch (kind) {
+      case 0 ->
+          new SaleScheduled(
+              sku,
+              at.plusSeconds(random.nextInt(7200)),
+              random.nextBoolean() ? null : at.plusSeconds(7200 + random.nextInt(7200)),
+              random.nextInt(3) * 60);
+      case 1 -> new SalePaused(sku, random.nextBoolean() ? null : "price error " + r);
+      case 2 -> new SaleResumed(sku);
+      case 3 -> new PurchaseLimitChanged(sku, random.nextBoolean() ? null : 1 + random.nextInt(9));
+      default ->
+          new StockAdjusted(
+              sku,
+              "A-" + r,
+              random.nextBoolean() ? 1 + random.nextInt(20) : -1 - random.nextInt(5),
+              AdjustmentReason.values()[random.nextInt(AdjustmentReason.values().length)],
+              random.nextBoolean() ? null : "note " + r);
+    };
   }
 
   /**

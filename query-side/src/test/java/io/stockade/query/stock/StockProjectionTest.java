@@ -2,7 +2,6 @@ package io.stockade.query.stock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.groups.Tuple.tuple;
-import static org.mockito.ArgumentMatchers.any;
 import static org.mockito.ArgumentMatchers.eq;
 import static org.mockito.Mockito.mock;
 import static org.mockito.Mockito.times;
@@ -42,7 +41,7 @@ class StockProjectionTest {
     projection.on(event, message("sku-1", event));
 
     ArgumentCaptor<StockLevels.Change> change = ArgumentCaptor.forClass(StockLevels.Change.class);
-    verify(levels).register(change.capture(), eq(2));
+    verify(levels).apply(change.capture(), eq(StockLevels.Settings.registration(2)));
     assertThat(change.getValue())
         .returns("sku-1", StockLevels.Change::skuId)
         .returns(AT, StockLevels.Change::occurredAt)
@@ -136,8 +135,7 @@ class StockProjectionTest {
 
   private List<StockLevels.Change> all(int count) {
     ArgumentCaptor<StockLevels.Change> change = ArgumentCaptor.forClass(StockLevels.Change.class);
-    verify(levels, times(count)).apply(change.capture());
-    verify(levels, times(0)).register(any(), any());
+    verify(levels, times(count)).apply(change.capture(), eq(StockLevels.Settings.NONE));
     return change.getAllValues();
   }
 

@@ -50,7 +50,7 @@ class StockStreamsIntegrationTest {
   void setUp() {
     run = UUID.randomUUID().toString().substring(0, 8);
     levels =
-        new StockLevels(jdbc) {
+        new StockLevels(jdbc, java.time.Clock.systemUTC()) {
           @Override
           Optional<StockLevel> find(String skuId) {
             Optional<StockLevel> level = super.find(skuId);
@@ -186,10 +186,10 @@ class StockStreamsIntegrationTest {
   }
 
   private void register(String sku, long units) {
-    levels.register(
+    levels.apply(
         new StockLevels.Change(
             sku, UUID.randomUUID().toString(), Instant.now(), "SkuRegistered", sku, units, 0, 0),
-        null);
+        StockLevels.Settings.registration(null));
   }
 
   private void reserve(String sku, long units) {
@@ -202,7 +202,8 @@ class StockStreamsIntegrationTest {
             "O-" + run,
             0,
             units,
-            0));
+            0),
+        StockLevels.Settings.NONE);
   }
 
   /** An emitter that keeps what it is sent, and leaves as the container ends a stream. */

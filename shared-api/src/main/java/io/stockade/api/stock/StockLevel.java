@@ -1,11 +1,13 @@
 package io.stockade.api.stock;
 
+import io.stockade.api.sku.SaleStatus;
 import java.time.Instant;
 
 /**
  * One SKU's stock, built from the event stream: {@code total = available + reserved + sold}.
  *
  * @param perUserLimit units one user may hold, or {@code null} for no limit
+ * @param sale the SKU's sale as its events set it, its state by the reader's clock
  */
 public record StockLevel(
     String skuId,
@@ -14,4 +16,5 @@ public record StockLevel(
     long reserved,
     long sold,
     Integer perUserLimit,
-    Instant updatedAt) {}
+    Instant updatedAt,
+    SaleStatus sale) {}
