@@ -233,6 +233,7 @@ class AccessHttpIntegrationTest {
         "/dashboard/",
         "/dashboard/app.js",
         "/dashboard/style.css",
+        "/dashboard/settings",
         "/v3/api-docs",
         "/swagger-ui/index.html"
       })
