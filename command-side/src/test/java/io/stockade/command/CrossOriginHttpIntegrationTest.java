@@ -89,6 +89,7 @@ class CrossOriginHttpIntegrationTest {
     HttpResponse<String> preflight = send(preflight(ELSEWHERE, "/api/skus/" + sku + "/pause"));
     assertThat(preflight.statusCode()).isEqualTo(403);
     assertThat(preflight.headers().firstValue("Access-Control-Allow-Origin")).isEmpty();
+    assertForbiddenProblem(preflight);
 
     HttpResponse<String> paused =
         send(
@@ -98,6 +99,7 @@ class CrossOriginHttpIntegrationTest {
                 .POST(BodyPublishers.noBody()));
     assertThat(paused.statusCode()).isEqualTo(403);
     assertThat(paused.headers().firstValue("Access-Control-Allow-Origin")).isEmpty();
+    assertForbiddenProblem(paused);
     assertThat(state()).isEqualTo("OPEN");
   }
 
@@ -114,6 +116,16 @@ class CrossOriginHttpIntegrationTest {
     assertThat(paused.headers().firstValue("Access-Control-Allow-Origin")).hasValue(DASHBOARD);
     assertThat(JSON.readTree(paused.body()).path("type").asString()).endsWith("/unauthorized");
     assertThat(state()).isEqualTo("OPEN");
+  }
+
+  private static void assertForbiddenProblem(HttpResponse<String> answer) {
+    assertThat(answer.headers().firstValue("Content-Type"))
+        .as("%s %s", answer.headers().map(), answer.body())
+        .hasValue("application/problem+json");
+    JsonNode problem = JSON.readTree(answer.body());
+    assertThat(problem.path("type").asString()).endsWith("/forbidden");
+    assertThat(problem.path("status").asInt()).isEqualTo(403);
+    assertThat(problem.path("detail").asString()).contains(ELSEWHERE);
   }
 
   private String state() throws IOException, InterruptedException {

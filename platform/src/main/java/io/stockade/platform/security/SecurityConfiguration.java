@@ -42,8 +42,10 @@ import org.springframework.web.servlet.HandlerExceptionResolver;
  * Roles come from the {@code roles} claim; {@code /actuator/health} and its groups are open, {@code
  * /actuator/prometheus} needs {@code metrics}, the rest of the actuator needs {@code admin}, each
  * service's endpoints need what its {@link ApiAccessRules} say, and anything else is denied. A
- * service that declares a {@link CorsConfigurationSource} has its cross-origin requests checked
- * first in the chain: a preflight from an allowed origin is answered there, without a token.
+ * service that declares a {@link CorsConfigurationSource} named {@code corsConfigurationSource} has
+ * its cross-origin requests checked first in the chain ({@link CrossOriginFilter}): a preflight
+ * from an allowed origin is answered there, without a token, and another origin's request is a 403
+ * problem.
  */
 @AutoConfiguration(
     beforeName = {
@@ -61,7 +63,9 @@ public class SecurityConfiguration {
       ObjectProvider<JwtDecoder> decoders,
       ObjectProvider<ApiAccessRules> rules,
       ObjectProvider<WarmUpTokens> warmUp,
-      ObjectProvider<CorsConfigurationSource> crossOrigin,
+      // By the name Spring Security looks for: Spring MVC's HandlerMappingIntrospector is a
+      // CorsConfigurationSource too.
+      @Qualifier("corsConfigurationSource") ObjectProvider<CorsConfigurationSource> crossOrigin,
       SecurityProblems problems,
       Environment environment,
       ResourceLoader resources) {
@@ -110,7 +114,8 @@ public class SecurityConfiguration {
             });
     CorsConfigurationSource origins = crossOrigin.getIfUnique();
     if (origins != null) {
-      http.cors(cors -> cors.configurationSource(origins));
+      // In place of the CORS filter Spring Security adds by itself for such a bean.
+      http.cors(cors -> cors.disable()).addFilter(new CrossOriginFilter(origins, problems));
     }
     return http.build();
   }
