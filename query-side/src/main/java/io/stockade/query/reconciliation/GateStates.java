@@ -1,5 +1,6 @@
 package io.stockade.query.reconciliation;
 
+import io.swagger.v3.oas.annotations.media.Schema;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
@@ -24,7 +25,18 @@ import org.springframework.stereotype.Component;
 class GateStates {
 
   /** What {@code GET /api/gate} answers. */
-  record GateState(String state, String reason, Long epoch, int partitions, Instant checkedAt) {}
+  record GateState(
+      @Schema(allowableValues = {OPEN, REBUILDING, CLOSED}) String state,
+      @Schema(nullable = true, description = "why the gate is not open; null when it is")
+          String reason,
+      @Schema(
+              nullable = true,
+              description =
+                  "the epoch the markers are open in, or the one a rebuild is building; null when"
+                      + " not known")
+          Long epoch,
+      @Schema(description = "the partitions' markers found in Redis") int partitions,
+      Instant checkedAt) {}
 
   static final String OPEN = "OPEN";
   static final String REBUILDING = "REBUILDING";
