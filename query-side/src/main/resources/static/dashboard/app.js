@@ -488,8 +488,15 @@
 
     async function run(label, method, suffix, payload, form) {
       const skuId = selected;
-      const before = shown.get(skuId);
       say(result, `${label}…`);
+      // Before and after from the same source, the command side's view of the SKU: the row shows
+      // the query side's, which may not have caught up with the last command yet.
+      let before = shown.get(skuId);
+      try {
+        before = await command('GET', `/api/skus/${enc(skuId)}`);
+      } catch (error) {
+        // The row's numbers, then.
+      }
       try {
         const after = await command(method, `/api/skus/${enc(skuId)}${suffix}`, payload);
         const change = `${label}: ${difference(before, after)}`;

@@ -521,6 +521,13 @@ class DashboardBrowserIntegrationTest {
     screenshot(Path.of("target", "dashboard-first-screen.png"));
 
     // A command, sent to the command side with the token, and what it changed.
+    // The SKU as the command side sees it before the command, then the command's answer.
+    commandSide.sku(
+        "{\"skuId\": \""
+            + open
+            + "\", \"total\": 20, \"available\": 14, \"reserved\": 4, \"sold\": 2,"
+            + " \"perUserLimit\": null, \"sale\": {\"state\": \"OPEN\", \"opensAt\": null,"
+            + " \"closesAt\": null, \"prequeueSeconds\": 0, \"pausedReason\": null}}");
     commandSide.answer(
         200,
         "application/json",

@@ -12,10 +12,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 /**
  * A stand-in for the command side's sale commands, for the dashboard's browser test: the query
  * side's test cannot run the command side in its process. It answers a CORS preflight from any
- * origin, records each command it receives (method, path, {@code Authorization}, body) and answers
- * it with the status and JSON the test set. The real command side's CORS and commands are tested in
- * the command side's own tests ({@code CrossOriginHttpIntegrationTest}, {@code
- * SaleHttpIntegrationTest}).
+ * origin, answers a SKU's state ({@code GET}) with the JSON the test set, and records each command
+ * it receives (method, path, {@code Authorization}, body) and answers it with the status and JSON
+ * the test set. The real command side's CORS and commands are tested in the command side's own
+ * tests ({@code CrossOriginHttpIntegrationTest}, {@code SaleHttpIntegrationTest}).
  */
 final class StubCommandSide implements AutoCloseable {
 
@@ -27,6 +27,7 @@ final class StubCommandSide implements AutoCloseable {
   private volatile int status = 200;
   private volatile String contentType = "application/json";
   private volatile String answer = "{}";
+  private volatile String sku = "{}";
 
   StubCommandSide() {
     try {
@@ -49,6 +50,11 @@ final class StubCommandSide implements AutoCloseable {
     this.answer = json;
   }
 
+  /** A SKU's state, as {@code GET /api/skus/{skuId}} answers it from now on. */
+  void sku(String json) {
+    this.sku = json;
+  }
+
   List<Received> received() {
     return List.copyOf(received);
   }
@@ -64,6 +70,14 @@ final class StubCommandSide implements AutoCloseable {
           .getResponseHeaders()
           .add("Access-Control-Allow-Headers", "authorization, content-type");
       exchange.sendResponseHeaders(200, -1);
+      exchange.close();
+      return;
+    }
+    if (exchange.getRequestMethod().equals("GET")) {
+      byte[] state = sku.getBytes(StandardCharsets.UTF_8);
+      exchange.getResponseHeaders().add("Content-Type", "application/json");
+      exchange.sendResponseHeaders(200, state.length);
+      exchange.getResponseBody().write(state);
       exchange.close();
       return;
     }
