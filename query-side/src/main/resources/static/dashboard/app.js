@@ -505,7 +505,9 @@
         if (form) {
           delete form.dataset.adjustmentId;
         }
+        // The query side follows the command's event within about a second.
         loadSales(stop.signal);
+        sleep(1000, stop.signal).then(() => loadSales(stop.signal));
       } catch (error) {
         // An adjustment keeps its id until it is answered, so that sending it again after a
         // lost answer or a 503 cannot apply it twice.
