@@ -191,6 +191,7 @@
     }
     showTokenState();
     stock.restart();
+    sale.restart();
   });
 
   $('token-forget').addEventListener('click', () => {
@@ -198,7 +199,395 @@
     $('token').value = '';
     showTokenState();
     stock.restart();
+    sale.restart();
   });
+
+  // ---- the sale: the first screen ----
+
+  // What an operator sees on opening the page with a token: the gate's state, the gate's
+  // admissions and refusals per second, and every SKU with its sale, the busiest first, with the
+  // sale's commands sent to the command side (its address from /dashboard/settings).
+  const sale = (() => {
+    const SALES_PAGE_SIZE = 50;
+    const REFRESH_MS = 5000;
+    const RATE_MINUTES = 5;
+    const ADMITTED_COLOUR = '#1b7f3b';
+    const REFUSED_COLOUR = '#b3261e';
+    const body = $('sales-table').tBodies[0];
+    const message = $('sales-message');
+    const result = $('commands-result');
+    const figure = $('rate-figure');
+    // The SKUs of the page as last shown (each command's "before"), and each SKU's last change.
+    const shown = new Map();
+    const changes = new Map();
+    let page = 0;
+    let pages = 1;
+    let stop = new AbortController();
+    let plot = null;
+    let commandSide = null;
+    let selected = null;
+
+    // ---- the gate ----
+
+    function showGate(gate) {
+      const line = $('gate-line');
+      line.dataset.state = gate.state;
+      const facts = [];
+      if (gate.epoch !== null && gate.epoch !== undefined) {
+        facts.push(gate.state === 'REBUILDING' ? `building epoch ${gate.epoch}` : `epoch ${gate.epoch}`);
+      }
+      if (gate.partitions > 0) {
+        facts.push(`${gate.partitions} partition${gate.partitions === 1 ? '' : 's'}`);
+      }
+      line.textContent = `Gate ${gate.state}${facts.length > 0 ? ` (${facts.join(', ')})` : ''}` +
+        `${gate.reason ? `: ${gate.reason}` : ''}; checked ${formatInstant(gate.checkedAt)}`;
+    }
+
+    async function loadGate(signal) {
+      try {
+        showGate(await get('/api/gate', signal));
+      } catch (error) {
+        if (!signal.aborted) {
+          $('gate-line').dataset.state = 'UNKNOWN';
+          $('gate-line').textContent = `Gate: not known (${error.message})`;
+        }
+      }
+    }
+
+    // ---- admissions and refusals per second ----
+
+    function rateWidth() {
+      return Math.max(320, Math.min(1100, figure.parentElement.clientWidth - 8));
+    }
+
+    function drawRate(rates) {
+      const x = rates.seconds.map((second) => epochSeconds(second.at));
+      const admitted = rates.seconds.map((second) => second.admitted);
+      const refused = rates.seconds.map((second) => second.refused);
+      const data = [x, admitted, refused];
+      if (plot) {
+        plot.setData(data);
+      } else {
+        plot = new uPlot({
+          width: rateWidth(),
+          height: 220,
+          scales: { x: { time: true } },
+          series: [
+            { label: 'Time' },
+            { label: 'Admitted per second', stroke: ADMITTED_COLOUR, width: 2 },
+            { label: 'Refused per second', stroke: REFUSED_COLOUR, width: 2 },
+          ],
+          axes: [{}, { label: 'per second' }],
+        }, data, $('rate-chart'));
+      }
+      const sum = (list) => list.reduce((a, b) => a + b, 0);
+      figure.dataset.admitted = String(sum(admitted));
+      figure.dataset.refused = String(sum(refused));
+      $('rate-caption').textContent =
+        `The gate's decisions per second, the last ${RATE_MINUTES} minutes to ${formatInstant(rates.to)}: ` +
+        `${sum(admitted)} admitted (at most ${Math.max(0, ...admitted)} in a second), ` +
+        `${sum(refused)} refused (at most ${Math.max(0, ...refused)} in a second).`;
+    }
+
+    async function loadRate(signal) {
+      try {
+        drawRate(await get(`/api/decisions/rate?minutes=${RATE_MINUTES}`, signal));
+      } catch (error) {
+        if (!signal.aborted) {
+          $('rate-caption').textContent = `Decisions per second: ${error.message}`;
+        }
+      }
+    }
+
+    // ---- every SKU, paged ----
+
+    /** Time until an instant, as "2 d 3:04:05" or "3:04:05"; "now" once it is past. */
+    function countdown(iso) {
+      const left = Math.floor(epochSeconds(iso) - Date.now() / 1000);
+      if (left <= 0) {
+        return 'now';
+      }
+      const days = Math.floor(left / 86400);
+      const h = Math.floor((left % 86400) / 3600);
+      const m = String(Math.floor((left % 3600) / 60)).padStart(2, '0');
+      const s = String(left % 60).padStart(2, '0');
+      return `${days > 0 ? `${days} d ` : ''}${h}:${m}:${s}`;
+    }
+
+    function tick() {
+      for (const span of body.querySelectorAll('[data-field="countdown"]')) {
+        span.textContent = `opens in ${countdown(span.dataset.opensAt)}`;
+      }
+    }
+
+    function row(sku) {
+      const s = sku.sale || {};
+      const tr = document.createElement('tr');
+      tr.dataset.sku = sku.skuId;
+      tr.classList.toggle('selected', sku.skuId === selected);
+      const th = document.createElement('th');
+      th.scope = 'row';
+      th.textContent = sku.skuId;
+      tr.appendChild(th);
+      const state = cell(tr, s.state, `sale-state sale-state-${s.state}`);
+      state.dataset.field = 'state';
+      if (s.pausedReason) {
+        state.title = `paused: ${s.pausedReason}`;
+        state.textContent = `${s.state} (${s.pausedReason})`;
+      }
+      const opens = cell(tr, s.opensAt ? formatInstant(s.opensAt) : 'on sale since registration');
+      opens.dataset.field = 'opens';
+      if (s.opensAt && (s.state === 'SCHEDULED' || s.state === 'PREQUEUE')) {
+        const span = document.createElement('span');
+        span.dataset.field = 'countdown';
+        span.dataset.opensAt = s.opensAt;
+        span.className = 'countdown';
+        span.textContent = `opens in ${countdown(s.opensAt)}`;
+        opens.append(document.createElement('br'), span);
+        if (s.prequeueSeconds > 0) {
+          opens.append(document.createElement('br'), `pre-queue ${s.prequeueSeconds} s`);
+        }
+      }
+      cell(tr, s.closesAt ? formatInstant(s.closesAt) : 'no end').dataset.field = 'closes';
+      for (const name of ['available', 'reserved', 'sold', 'total']) {
+        cell(tr, sku[name], 'num').dataset.field = name;
+      }
+      cell(tr, sku.perUserLimit ?? 'none', 'num').dataset.field = 'perUserLimit';
+      const commands = cell(tr, '');
+      commands.dataset.field = 'commands';
+      if (commandSide) {
+        const button = document.createElement('button');
+        button.type = 'button';
+        button.textContent = 'Commands';
+        button.setAttribute('aria-label', `Commands for ${sku.skuId}`);
+        button.addEventListener('click', () => select(sku.skuId));
+        commands.replaceChildren(button);
+      } else {
+        commands.textContent = '—';
+        commands.title = 'no command side configured (stockade.dashboard.command-side-url)';
+      }
+      cell(tr, changes.get(sku.skuId) || '').dataset.field = 'change';
+      return tr;
+    }
+
+    function render(answer) {
+      shown.clear();
+      answer.skus.forEach((sku) => shown.set(sku.skuId, sku));
+      body.replaceChildren(...answer.skus.map(row));
+      $('sales-page').textContent = `Page ${answer.page + 1} of ${pages}`;
+      $('sales-caption').textContent = answer.skus.length > 0
+        ? `SKUs ${answer.page * answer.size + 1} to ${answer.page * answer.size + answer.skus.length} of ${answer.totalEntries}, the busiest first; read every ${REFRESH_MS / 1000} s.`
+        : 'No SKU registered yet.';
+      $('sales-previous').disabled = page <= 0;
+      $('sales-next').disabled = page + 1 >= pages;
+    }
+
+    async function loadSales(signal) {
+      try {
+        const answer = await get(`/api/sales?page=${page}&size=${SALES_PAGE_SIZE}`, signal);
+        pages = Math.max(1, Math.ceil(answer.totalEntries / answer.size));
+        if (page >= pages && page > 0) {
+          // Fewer SKUs than when the page was chosen.
+          page = pages - 1;
+          return loadSales(signal);
+        }
+        render(answer);
+        say(message, '');
+      } catch (error) {
+        if (!signal.aborted) {
+          say(message, `SKUs: ${error.message}`, true);
+        }
+      }
+      return undefined;
+    }
+
+    $('sales-previous').addEventListener('click', () => {
+      page = Math.max(0, page - 1);
+      loadSales(stop.signal);
+    });
+    $('sales-next').addEventListener('click', () => {
+      page = Math.min(pages - 1, page + 1);
+      loadSales(stop.signal);
+    });
+
+    // ---- the sale's commands, sent to the command side ----
+
+    function select(skuId) {
+      selected = skuId;
+      $('commands-sku').textContent = skuId;
+      $('commands').hidden = false;
+      say(result, '');
+      for (const tr of body.rows) {
+        tr.classList.toggle('selected', tr.dataset.sku === skuId);
+      }
+    }
+
+    async function command(method, path, payload) {
+      const requestHeaders = headers();
+      requestHeaders['Content-Type'] = 'application/json';
+      let response;
+      try {
+        response = await fetch(commandSide + path, {
+          method,
+          headers: requestHeaders,
+          body: payload === undefined ? undefined : JSON.stringify(payload),
+          cache: 'no-store',
+        });
+      } catch (error) {
+        throw new ApiError(0, 'Command side unreachable',
+          `${commandSide} did not answer, or does not let this page's origin call it (stockade.cors.allowed-origins)`);
+      }
+      if (!response.ok) {
+        throw await problemOf(response);
+      }
+      return response.json();
+    }
+
+    /** A value as shown in a change: instants to the second in UTC, null as "none". */
+    function shownValue(value) {
+      if (value === null || value === undefined) {
+        return 'none';
+      }
+      if (typeof value === 'string' && /^\d{4}-\d\d-\d\dT/.test(value)) {
+        return formatInstant(new Date(epochSeconds(value) * 1000).toISOString());
+      }
+      return String(value);
+    }
+
+    function facts(sku) {
+      const s = (sku && sku.sale) || {};
+      return {
+        state: s.state,
+        opensAt: s.opensAt,
+        closesAt: s.closesAt,
+        prequeueSeconds: s.prequeueSeconds,
+        pausedReason: s.pausedReason,
+        total: sku && sku.total,
+        available: sku && sku.available,
+        reserved: sku && sku.reserved,
+        sold: sku && sku.sold,
+        perUserLimit: sku && sku.perUserLimit,
+      };
+    }
+
+    /** What a command changed: each fact of the SKU that differs, before → after. */
+    function difference(before, after) {
+      const was = facts(before);
+      const now = facts(after);
+      const changed = Object.keys(now)
+        .filter((name) => shownValue(was[name]) !== shownValue(now[name]))
+        .map((name) => `${name} ${shownValue(was[name])} → ${shownValue(now[name])}`);
+      return changed.length > 0 ? changed.join('; ') : 'nothing changed (a repeat)';
+    }
+
+    /** Whole numbers as numbers; anything else as typed, for the command side to refuse. */
+    function number(text) {
+      const trimmed = text.trim();
+      return /^-?\d+$/.test(trimmed) ? Number(trimmed) : trimmed;
+    }
+
+    async function run(label, method, suffix, payload, form) {
+      const skuId = selected;
+      say(result, `${label}…`);
+      // Before and after from the same source, the command side's view of the SKU: the row shows
+      // the query side's, which may not have caught up with the last command yet.
+      let before = shown.get(skuId);
+      try {
+        before = await command('GET', `/api/skus/${enc(skuId)}`);
+      } catch (error) {
+        // The row's numbers, then.
+      }
+      try {
+        const after = await command(method, `/api/skus/${enc(skuId)}${suffix}`, payload);
+        const change = `${label}: ${difference(before, after)}`;
+        changes.set(skuId, change);
+        say(result, `${skuId} — ${change}`);
+        if (form) {
+          delete form.dataset.adjustmentId;
+        }
+        // The query side follows the command's event within about a second.
+        loadSales(stop.signal);
+        sleep(1000, stop.signal).then(() => loadSales(stop.signal));
+      } catch (error) {
+        // An adjustment keeps its id until it is answered, so that sending it again after a
+        // lost answer or a 503 cannot apply it twice.
+        if (form && error.status >= 400 && error.status < 500) {
+          delete form.dataset.adjustmentId;
+        }
+        changes.set(skuId, `${label} refused: ${error.message}`);
+        say(result, `${skuId} — ${label} refused: ${error.message}`, true);
+        const td = body.querySelector(`tr[data-sku="${CSS.escape(skuId)}"] [data-field="change"]`);
+        if (td) {
+          td.textContent = changes.get(skuId);
+        }
+      }
+    }
+
+    $('schedule-form').addEventListener('submit', (event) => {
+      event.preventDefault();
+      run('Schedule', 'PUT', '/sale', {
+        opensAt: $('schedule-opens').value.trim(),
+        closesAt: $('schedule-closes').value.trim() || null,
+        prequeueSeconds: number($('schedule-prequeue').value || '0'),
+      });
+    });
+
+    $('pause-form').addEventListener('submit', (event) => {
+      event.preventDefault();
+      const reason = $('pause-reason').value.trim();
+      run('Pause', 'POST', '/pause', reason ? { reason } : {});
+    });
+
+    $('resume-send').addEventListener('click', () => run('Resume', 'POST', '/resume', {}));
+
+    $('adjust-form').addEventListener('submit', (event) => {
+      event.preventDefault();
+      const form = $('adjust-form');
+      if (!form.dataset.adjustmentId) {
+        form.dataset.adjustmentId = `dash-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+      }
+      const note = $('adjust-note').value.trim();
+      run('Adjust', 'POST', '/adjustments', {
+        adjustmentId: form.dataset.adjustmentId,
+        quantity: number($('adjust-quantity').value),
+        reason: $('adjust-reason').value,
+        ...(note ? { note } : {}),
+      }, form);
+    });
+
+    $('limit-form').addEventListener('submit', (event) => {
+      event.preventDefault();
+      const value = $('limit-value').value.trim();
+      run('Limit', 'PUT', '/limit', { perUserLimit: value === '' ? null : number(value) });
+    });
+
+    // ---- start and stop ----
+
+    async function start() {
+      stop.abort();
+      stop = new AbortController();
+      const signal = stop.signal;
+      if (!token()) {
+        $('gate-line').dataset.state = '';
+        $('gate-line').textContent = 'Gate: type an access token (reader role; admin for the commands) to see the sale.';
+        body.replaceChildren();
+        return;
+      }
+      try {
+        commandSide = (await get('/dashboard/settings', signal)).commandSideUrl || null;
+      } catch (error) {
+        commandSide = null;
+      }
+      while (!signal.aborted) {
+        await Promise.all([loadGate(signal), loadRate(signal), loadSales(signal)]);
+        await sleep(REFRESH_MS, signal);
+      }
+    }
+
+    setInterval(tick, 1000);
+
+    return { restart: start };
+  })();
 
   // ---- stock per SKU, live ----
 
@@ -882,6 +1271,7 @@
 
   $('token').value = token();
   showTokenState();
+  sale.restart();
   const saved = sessionStorage.getItem(SKUS_KEY);
   if (saved) {
     $('stock-skus').value = saved;

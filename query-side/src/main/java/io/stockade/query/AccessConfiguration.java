@@ -32,6 +32,8 @@ class AccessConfiguration {
                 "/api/audit/skus/*",
                 "/api/audit/skus/*/decisions",
                 "/api/audit/users/*/decisions",
+                "/api/decisions/rate",
+                "/api/gate",
                 "/api/reconciliation",
                 "/api/reconciliation/skus/*",
                 "/api/replays/*",

@@ -75,6 +75,8 @@ class AccessHttpIntegrationTest {
         reader("audit of a SKU", "/api/audit/skus/sku-%RUN%", 200),
         reader("decisions of a SKU", "/api/audit/skus/sku-%RUN%/decisions", 200),
         reader("decisions of a user", "/api/audit/users/u-%RUN%/decisions", 200),
+        reader("decisions per second", "/api/decisions/rate?minutes=1", 200),
+        reader("the gate's state", "/api/gate", 200),
         reader("reconciliation", "/api/reconciliation", 200),
         reader("reconciliation of a SKU", "/api/reconciliation/skus/sku-%RUN%", 200),
         reader("replay status", "/api/replays/unknown-%RUN%", 404),
@@ -231,6 +233,7 @@ class AccessHttpIntegrationTest {
         "/dashboard/",
         "/dashboard/app.js",
         "/dashboard/style.css",
+        "/dashboard/settings",
         "/v3/api-docs",
         "/swagger-ui/index.html"
       })

@@ -127,6 +127,8 @@ class HostileQueryHttpIntegrationTest {
         Arguments.of("/api/audit/users/u-%RUN%%27/decisions", 400, "invalid-request"),
         Arguments.of("/api/audit/users/" + LONG + "/decisions", 400, "invalid-request"),
         Arguments.of("/api/audit/users/u-%RUN%/decisions?page=1.5", 400, "invalid-request"),
+        Arguments.of("/api/decisions/rate?minutes=61", 400, "invalid-request"),
+        Arguments.of("/api/decisions/rate?minutes=%27", 400, "invalid-request"),
         Arguments.of("/api/sales?size=0", 400, "invalid-request"),
         Arguments.of("/api/sales?size=501", 400, "invalid-request"),
         Arguments.of("/api/sales?page=-1", 400, "invalid-request"),

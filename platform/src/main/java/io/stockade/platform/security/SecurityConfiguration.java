@@ -30,6 +30,7 @@ import org.springframework.security.oauth2.server.resource.authentication.JwtAut
 import org.springframework.security.oauth2.server.resource.authentication.JwtGrantedAuthoritiesConverter;
 import org.springframework.security.web.SecurityFilterChain;
 import org.springframework.security.web.firewall.StrictHttpFirewall;
+import org.springframework.web.cors.CorsConfigurationSource;
 import org.springframework.web.servlet.HandlerExceptionResolver;
 
 /**
@@ -40,7 +41,11 @@ import org.springframework.web.servlet.HandlerExceptionResolver;
  * loopback ({@code server.address}, and {@code management.server.address} with a port of its own).
  * Roles come from the {@code roles} claim; {@code /actuator/health} and its groups are open, {@code
  * /actuator/prometheus} needs {@code metrics}, the rest of the actuator needs {@code admin}, each
- * service's endpoints need what its {@link ApiAccessRules} say, and anything else is denied.
+ * service's endpoints need what its {@link ApiAccessRules} say, and anything else is denied. A
+ * service that declares a {@link CorsConfigurationSource} named {@code corsConfigurationSource} has
+ * its cross-origin requests checked first in the chain ({@link CrossOriginFilter}): a preflight
+ * from an allowed origin is answered there, without a token, and another origin's request is a 403
+ * problem.
  */
 @AutoConfiguration(
     beforeName = {
@@ -58,6 +63,9 @@ public class SecurityConfiguration {
       ObjectProvider<JwtDecoder> decoders,
       ObjectProvider<ApiAccessRules> rules,
       ObjectProvider<WarmUpTokens> warmUp,
+      // By the name Spring Security looks for: Spring MVC's HandlerMappingIntrospector is a
+      // CorsConfigurationSource too.
+      @Qualifier("corsConfigurationSource") ObjectProvider<CorsConfigurationSource> crossOrigin,
       SecurityProblems problems,
       Environment environment,
       ResourceLoader resources) {
@@ -104,6 +112,11 @@ public class SecurityConfiguration {
               rules.orderedStream().forEach(rule -> rule.authorize(requests));
               requests.anyRequest().denyAll();
             });
+    CorsConfigurationSource origins = crossOrigin.getIfUnique();
+    if (origins != null) {
+      // In place of the CORS filter Spring Security adds by itself for such a bean.
+      http.cors(cors -> cors.disable()).addFilter(new CrossOriginFilter(origins, problems));
+    }
     return http.build();
   }
 

@@ -96,6 +96,20 @@ final class SecurityProblems
     }
   }
 
+  /** A browser's request from an origin the service does not allow (see CrossOriginFilter). */
+  void forbiddenOrigin(HttpServletRequest request, HttpServletResponse response, String origin)
+      throws IOException, ServletException {
+    write(
+        request,
+        response,
+        HttpStatus.FORBIDDEN,
+        ProblemCodes.FORBIDDEN,
+        "Forbidden",
+        "Pages of the origin "
+            + origin
+            + " may not call this service from a browser; nothing was changed.");
+  }
+
   private void write(
       HttpServletRequest request,
       HttpServletResponse response,

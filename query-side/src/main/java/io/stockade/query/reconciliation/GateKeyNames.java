@@ -53,6 +53,9 @@ final class GateKeyNames {
    */
   static final String PARTITION_KEYS_PATTERN = PREFIX + "*}:*";
 
+  /** SCAN pattern of every partition's marker (and of no other key the gate writes). */
+  static final String MARKER_KEYS_PATTERN = PREFIX + "*}:gate";
+
   private static final String MARKER = "gate";
   private static final String PENDING = "gate:pending";
   private static final String ADJUSTMENTS_PENDING = "gate:adjustments-pending";

@@ -5,6 +5,7 @@ import io.stockade.query.reconciliation.GateKeyNames.Kind;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.BitSet;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.HashMap;
@@ -301,6 +302,32 @@ class GateReader {
       return RESERVED;
     }
     return String.join("+", states);
+  }
+
+  /**
+   * Every partition's marker, by the partition's tag, found by a SCAN of the markers' names alone
+   * (on a Redis Cluster, of every master). Throws Spring's {@code DataAccessException} when Redis
+   * cannot be read.
+   */
+  Map<String, Map<String, String>> markers() {
+    List<String> names = new ArrayList<>();
+    for (String name : scan(GateKeyNames.MARKER_KEYS_PATTERN)) {
+      GateKey key = GateKeyNames.parse(name);
+      if (key != null && key.kind() == Kind.MARKER) {
+        names.add(name);
+      }
+    }
+    return markers(ofType(names, DataType.HASH));
+  }
+
+  /**
+   * The markers of these partitions, by tag, read by name without a SCAN; a partition without a
+   * marker (or whose marker is no hash) is left out.
+   */
+  Map<String, Map<String, String>> markersOf(Collection<String> tags) {
+    List<String> names =
+        tags.stream().map(tag -> GateKeyNames.name(Kind.MARKER, tag, null)).toList();
+    return markers(ofType(names, DataType.HASH));
   }
 
   /** Each partition's marker, by the partition's tag; a partition without one is left out. */

@@ -8,6 +8,8 @@ import io.stockade.api.reservation.ReservationLine;
 import io.stockade.api.reservation.StockConfirmed;
 import io.stockade.api.reservation.StockReleased;
 import io.stockade.api.reservation.StockReserved;
+import io.stockade.api.sku.SalePaused;
+import io.stockade.api.sku.SaleScheduled;
 import io.stockade.api.sku.SkuRegistered;
 import io.stockade.api.sku.StockReplenished;
 import io.stockade.platform.testing.ApiClient;
@@ -52,6 +54,8 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.transaction.support.TransactionTemplate;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -63,14 +67,18 @@ import tools.jackson.databind.json.JsonMapper;
  * chart of the SKU's stock over time, a reservation with its audit timeline (one extended and
  * confirmed in part too: the hold's new end, the units sold and those given back), a reconciliation
  * report, a replay, a SKU's gate decisions around its sell-out and a user's attempts, a problem's
- * title and detail. Every call the page makes carries the token typed into it, as the browser's own
- * log of its network requests shows.
+ * title and detail; and the first screen, without typing anything but the token: the gate's state,
+ * the chart of admissions and refusals per second, every SKU's sale in pages, the busiest first,
+ * and the sale's commands with what each changed, sent to a stand-in for the command side ({@link
+ * StubCommandSide}). Every call the page makes carries the token typed into it, as the browser's
+ * own log of its network requests shows.
  *
  * <p>Skipped (a JUnit condition, checked before the application starts) where Chromium or
  * chromedriver is not installed, as on a machine with only a JDK; CI installs both. Screenshots:
  * {@code target/dashboard.png} (every panel filled), {@code target/dashboard-replay.png} (a replay
  * done), {@code target/dashboard-decisions.png} (a user's attempts) and {@code
- * target/dashboard-partial-confirmation.png} (a reservation confirmed in part).
+ * target/dashboard-partial-confirmation.png} (a reservation confirmed in part), {@code
+ * target/dashboard-first-screen.png} (the sale).
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 @EnabledIf(
@@ -89,6 +97,9 @@ class DashboardBrowserIntegrationTest {
   private static final Duration PATIENCE = Duration.ofSeconds(60);
 
   private static final JsonMapper JSON = JsonMapper.builder().build();
+
+  /** Where the page sends the sale's commands in this test (see {@link StubCommandSide}). */
+  private static final StubCommandSide commandSide = new StubCommandSide();
 
   private static Path profile;
   private static WebDriver browser;
@@ -117,6 +128,11 @@ class DashboardBrowserIntegrationTest {
               + " (Debian: apt-get install chromium chromium-driver)");
     }
     return installed;
+  }
+
+  @DynamicPropertySource
+  static void commandSide(DynamicPropertyRegistry properties) {
+    properties.add("stockade.dashboard.command-side-url", commandSide::url);
   }
 
   @BeforeAll
@@ -154,6 +170,7 @@ class DashboardBrowserIntegrationTest {
 
   @AfterAll
   static void stopBrowser() throws IOException {
+    commandSide.close();
     if (browser != null) {
       browser.quit();
     }
@@ -229,7 +246,7 @@ class DashboardBrowserIntegrationTest {
         .allMatch(("Bearer " + TOKEN)::equals);
 
     // The chart of the SKU over time, from its ledger: one point after each of its 7 entries.
-    click("tr[data-sku='" + sku + "'] button");
+    click("#stock-table tr[data-sku='" + sku + "'] button");
     waitFor(() -> text("history-caption").startsWith(sku + " as of "));
     assertThat(text("history-caption"))
         .contains("total 120, available 114, reserved 4, sold 2")
@@ -368,6 +385,233 @@ class DashboardBrowserIntegrationTest {
         .containsExactly(reservedAt, extendedAt, confirmedAt, confirmedAt);
     assertThat(text("reservation-message")).isEmpty();
     screenshot(Path.of("target", "dashboard-partial-confirmation.png"));
+  }
+
+  @Test
+  void thePageOpensOnTheSale() {
+    String scheduled = "sale-a-" + run;
+    String paused = "sale-b-" + run;
+    String open = "sale-c-" + run;
+    Instant now = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+    Instant opensAt = now.plus(Duration.ofHours(2));
+    append(scheduled, 0, new SkuRegistered(scheduled, 100, 3), now.minusSeconds(300));
+    append(scheduled, 1, new SaleScheduled(scheduled, opensAt, null, 60), now.minusSeconds(290));
+    append(paused, 0, new SkuRegistered(paused, 50, null), now.minusSeconds(300));
+    append(paused, 1, new SalePaused(paused, "price error"), now.minusSeconds(280));
+    append(open, 0, new SkuRegistered(open, 20, null), now.minusSeconds(300));
+    String held = "H-" + run;
+    String sold = "S-" + run;
+    append(
+        held,
+        0,
+        new StockReserved(
+            held, "u-1", List.of(new ReservationLine(open, 4)), now, now.plusSeconds(900), 1, 1),
+        now.minusSeconds(200));
+    List<ReservationLine> two = List.of(new ReservationLine(open, 2));
+    append(
+        sold,
+        0,
+        new StockReserved(sold, "u-2", two, now, now.plusSeconds(900), 2, 1),
+        now.minusSeconds(150));
+    append(sold, 1, new StockConfirmed(sold, "u-2", two, now), now.minusSeconds(100));
+    // Enough SKUs for a second page, whatever else the database holds.
+    List<String> fillers = new ArrayList<>();
+    for (int i = 0; i < 50; i++) {
+      String filler = String.format("fill-%s-%02d", run, i);
+      fillers.add(filler);
+      append(filler, 0, new SkuRegistered(filler, 1, null), now.minusSeconds(400));
+    }
+    await()
+        .atMost(PATIENCE)
+        .untilAsserted(
+            () -> {
+              assertThat(http.get("/api/stock/" + open).getBody().path("sold").asLong())
+                  .isEqualTo(2);
+              assertThat(
+                      http.get("/api/stock/" + paused)
+                          .getBody()
+                          .path("sale")
+                          .path("state")
+                          .asString())
+                  .isEqualTo("PAUSED");
+              assertThat(
+                      http.get("/api/stock/" + scheduled)
+                          .getBody()
+                          .path("sale")
+                          .path("state")
+                          .asString())
+                  .isEqualTo("SCHEDULED");
+              assertThat(http.get("/api/stock?skuIds=" + String.join(",", fillers)).getBody())
+                  .hasSize(50);
+            });
+    // The busiest first: the suite's database holds SKUs with more events than these, so these
+    // three are made the busiest by their activity, in this order.
+    long busiest = jdbc.queryForObject("select max(activity) from stock_level", Long.class);
+    jdbc.update("update stock_level set activity = ? where sku_id = ?", busiest + 30, scheduled);
+    jdbc.update("update stock_level set activity = ? where sku_id = ?", busiest + 20, paused);
+    jdbc.update("update stock_level set activity = ? where sku_id = ?", busiest + 10, open);
+    // The gate's decisions of the last minute: 4 admitted and 8 refused a second, for 10 s.
+    long second = System.currentTimeMillis() / 1000 * 1000 - 40_000;
+    List<Object[]> decisions = new ArrayList<>();
+    for (int i = 0; i < 120; i++) {
+      long at = second + (i / 12) * 1000L + i % 12;
+      String outcome = i % 3 == 0 ? "ADMITTED" : "INSUFFICIENT_STOCK";
+      decisions.add(
+          new Object[] {open, at, i, 0, 1, i + 1, "D-" + run + "-" + i, "u-" + i, 1, outcome, 0});
+    }
+    jdbc.batchUpdate(
+        "insert into gate_decision (sku_id, decided_at, entry_seq, gate_partition, epoch,"
+            + " sequence, reservation_id, user_id, quantity, outcome, available_after)"
+            + " values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        decisions);
+
+    // The page opened with a token kept for the tab: nothing typed, nothing clicked.
+    ((JavascriptExecutor) browser)
+        .executeScript("sessionStorage.setItem('stockade.dashboard.token', arguments[0])", TOKEN);
+    browser.get(url("/dashboard/"));
+
+    // The gate's line, as GET /api/gate tells it.
+    String gateState = http.get("/api/gate").getBody().path("state").asString();
+    waitFor(
+        () ->
+            gateState.equals(
+                browser.findElement(By.id("gate-line")).getDomAttribute("data-state")));
+    assertThat(text("gate-line")).startsWith("Gate " + gateState);
+    if (!gateState.equals("OPEN")) {
+      assertThat(text("gate-line"))
+          .contains(http.get("/api/gate").getBody().path("reason").asString());
+    }
+
+    // The chart of the last 5 minutes, drawn from the decisions.
+    waitFor(() -> numberIn("rate-figure", "data-refused") >= 80);
+    assertThat(numberIn("rate-figure", "data-admitted")).isGreaterThanOrEqualTo(40);
+    assertThat(text("rate-caption")).contains(" admitted (at most ").contains(" refused (at most ");
+    WebElement rate = browser.findElement(By.cssSelector("#rate-chart canvas"));
+    assertThat(pixelsOfColour(rate, 0x1b, 0x7f, 0x3b)).as("the admitted line").isGreaterThan(20);
+    assertThat(pixelsOfColour(rate, 0xb3, 0x26, 0x1e)).as("the refused line").isGreaterThan(20);
+
+    // Every SKU's sale, the busiest first, with its state, countdown and numbers.
+    waitFor(() -> saleRows().size() == 50);
+    assertThat(saleRows().subList(0, 3)).containsExactly(scheduled, paused, open);
+    assertThat(sale(scheduled, "state")).isEqualTo("SCHEDULED");
+    assertThat(sale(scheduled, "opens"))
+        .startsWith(opensAt.toString().replace("T", " "))
+        .containsPattern("opens in 1:5\\d:\\d\\d")
+        .contains("pre-queue 60 s");
+    assertThat(sale(scheduled, "closes")).isEqualTo("no end");
+    assertThat(sale(scheduled, "available")).isEqualTo("100");
+    assertThat(sale(scheduled, "perUserLimit")).isEqualTo("3");
+    assertThat(sale(paused, "state")).isEqualTo("PAUSED (price error)");
+    assertThat(sale(paused, "perUserLimit")).isEqualTo("none");
+    assertThat(sale(open, "state")).isEqualTo("OPEN");
+    assertThat(sale(open, "opens")).isEqualTo("on sale since registration");
+    assertThat(sale(open, "available")).isEqualTo("14");
+    assertThat(sale(open, "reserved")).isEqualTo("4");
+    assertThat(sale(open, "sold")).isEqualTo("2");
+    assertThat(sale(open, "total")).isEqualTo("20");
+    long total = http.get("/api/sales?size=1").getBody().path("totalEntries").asLong();
+    long pages = (total + 49) / 50;
+    assertThat(text("sales-page")).isEqualTo("Page 1 of " + pages);
+    assertThat(browser.findElement(By.id("sales-previous")).isEnabled()).isFalse();
+    assertThat(authorizationsSent("/api/sales")).isNotEmpty().allMatch(("Bearer " + TOKEN)::equals);
+    assertThat(authorizationsSent("/api/gate")).isNotEmpty().allMatch(("Bearer " + TOKEN)::equals);
+    assertThat(authorizationsSent("/api/decisions/rate"))
+        .isNotEmpty()
+        .allMatch(("Bearer " + TOKEN)::equals);
+    screenshot(Path.of("target", "dashboard-first-screen.png"));
+
+    // A command, sent to the command side with the token, and what it changed.
+    // The SKU as the command side sees it before the command, then the command's answer.
+    commandSide.sku(
+        "{\"skuId\": \""
+            + open
+            + "\", \"total\": 20, \"available\": 14, \"reserved\": 4, \"sold\": 2,"
+            + " \"perUserLimit\": null, \"sale\": {\"state\": \"OPEN\", \"opensAt\": null,"
+            + " \"closesAt\": null, \"prequeueSeconds\": 0, \"pausedReason\": null}}");
+    commandSide.answer(
+        200,
+        "application/json",
+        "{\"skuId\": \""
+            + open
+            + "\", \"total\": 20, \"available\": 14, \"reserved\": 4, \"sold\": 2,"
+            + " \"perUserLimit\": null, \"sale\": {\"state\": \"PAUSED\", \"opensAt\": null,"
+            + " \"closesAt\": null, \"prequeueSeconds\": 0, \"pausedReason\": \"price error\"}}");
+    waitFor(
+        () -> {
+          click("tr[data-sku='" + open + "'] [data-field='commands'] button");
+          return text("commands-sku").equals(open);
+        });
+    type("pause-reason", "price error");
+    click("#pause-send");
+    waitFor(() -> text("commands-result").contains("Pause: "));
+    assertThat(text("commands-result"))
+        .isEqualTo(open + " — Pause: state OPEN → PAUSED; pausedReason none → price error");
+    waitFor(
+        () ->
+            sale(open, "change")
+                .equals("Pause: state OPEN → PAUSED; pausedReason none → price error"));
+    assertThat(commandSide.received())
+        .last()
+        .isEqualTo(
+            new StubCommandSide.Received(
+                "POST",
+                "/api/skus/" + open + "/pause",
+                "Bearer " + TOKEN,
+                "{\"reason\":\"price error\"}"));
+
+    // A refused one: the problem's title and detail.
+    commandSide.answer(
+        409,
+        "application/problem+json",
+        "{\"type\": \"https://stockade.io/problems/insufficient-stock\", \"title\":"
+            + " \"Insufficient stock\", \"status\": 409, \"detail\": \"Only 14 units are"
+            + " available.\", \"available\": 14}");
+    type("adjust-quantity", "-500");
+    click("#adjust-form button[type=submit]");
+    waitFor(() -> text("commands-result").contains("Adjust refused"));
+    assertThat(text("commands-result"))
+        .isEqualTo(open + " — Adjust refused: Insufficient stock: Only 14 units are available.");
+    assertThat(browser.findElement(By.id("commands-result")).getDomAttribute("class"))
+        .contains("error");
+    StubCommandSide.Received adjustment =
+        commandSide.received().get(commandSide.received().size() - 1);
+    assertThat(adjustment.path()).isEqualTo("/api/skus/" + open + "/adjustments");
+    JsonNode adjusted = JSON.readTree(adjustment.body());
+    assertThat(adjusted.path("adjustmentId").asString()).startsWith("dash-");
+    assertThat(adjusted.path("quantity").asLong()).isEqualTo(-500);
+    assertThat(adjusted.path("reason").asString()).isEqualTo("DAMAGED");
+
+    // The next page: the SKUs the service lists there.
+    click("#sales-next");
+    waitFor(() -> text("sales-page").equals("Page 2 of " + pages));
+    List<String> second50 = new ArrayList<>();
+    http.get("/api/sales?page=1&size=50")
+        .getBody()
+        .path("skus")
+        .forEach(sku -> second50.add(sku.path("skuId").asString()));
+    waitFor(() -> saleRows().equals(second50));
+    assertThat(browser.findElement(By.id("sales-previous")).isEnabled()).isTrue();
+    click("#sales-previous");
+    waitFor(() -> text("sales-page").equals("Page 1 of " + pages));
+    assertThat(saleRows().subList(0, 3)).containsExactly(scheduled, paused, open);
+  }
+
+  private static List<String> saleRows() {
+    return browser.findElements(By.cssSelector("#sales-table tbody tr")).stream()
+        .map(row -> row.getDomAttribute("data-sku"))
+        .toList();
+  }
+
+  private static String sale(String sku, String field) {
+    return browser
+        .findElement(
+            By.cssSelector("#sales-table tr[data-sku='" + sku + "'] [data-field='" + field + "']"))
+        .getText();
+  }
+
+  private static long numberIn(String id, String attribute) {
+    String value = browser.findElement(By.id(id)).getDomAttribute(attribute);
+    return value == null ? -1 : Long.parseLong(value);
   }
 
   private static String summaryOf(WebElement item) {
@@ -572,7 +816,8 @@ class DashboardBrowserIntegrationTest {
 
   private static String stock(String sku, String field) {
     return browser
-        .findElement(By.cssSelector("tr[data-sku='" + sku + "'] [data-field='" + field + "']"))
+        .findElement(
+            By.cssSelector("#stock-table tr[data-sku='" + sku + "'] [data-field='" + field + "']"))
         .getText();
   }
 
