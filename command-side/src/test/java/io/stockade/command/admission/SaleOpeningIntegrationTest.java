@@ -198,13 +198,13 @@ class SaleOpeningIntegrationTest {
             : ((Number) settled.get(firstAdmitted - 1).get("decided_at")).longValue();
     // The pace requests reached the gate at before the opening: the first admission cannot come
     // sooner after opensAt than the next request does.
-    long pace =
+    double pace =
         firstAdmitted < 2
             ? -1
-            : (lastEarly - ((Number) settled.get(0).get("decided_at")).longValue())
+            : (double) (lastEarly - ((Number) settled.get(0).get("decided_at")).longValue())
                 / (firstAdmitted - 1);
     System.out.printf(
-        "SaleOpeningIntegrationTest: %d clients, %d refused before the opening (one every %d ms"
+        "SaleOpeningIntegrationTest: %d clients, %d refused before the opening (one every %.2f ms"
             + " on average); the first admission decided %d ms after opensAt (the last refusal %d"
             + " ms before it); %d admitted, %d refused for stock%n",
         CLIENTS,
