@@ -2,7 +2,6 @@ package io.stockade.command.sku;
 
 import io.stockade.api.sku.AdjustStockCommand;
 import io.stockade.api.sku.AdjustmentReason;
-import io.stockade.api.sku.SkuEvent;
 import io.stockade.command.RacedAppends;
 import io.stockade.command.admission.AdmissionGate;
 import io.stockade.command.admission.AdmissionGate.Adjustment;
@@ -10,7 +9,6 @@ import io.stockade.command.admission.AdmissionGate.AdjustmentOutcome;
 import io.stockade.command.admission.GateEpochChangedException;
 import io.stockade.command.admission.GateUnavailableException;
 import org.axonframework.commandhandling.gateway.CommandGateway;
-import org.axonframework.eventsourcing.eventstore.EventStore;
 import org.axonframework.modelling.command.AggregateNotFoundException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,13 +34,11 @@ class AdjustingStock {
 
   private final CommandGateway commands;
   private final AdmissionGate gate;
-  private final EventStore events;
   private final SkuViews views;
 
-  AdjustingStock(CommandGateway commands, AdmissionGate gate, EventStore events, SkuViews views) {
+  AdjustingStock(CommandGateway commands, AdmissionGate gate, SkuViews views) {
     this.commands = commands;
     this.gate = gate;
-    this.events = events;
     this.views = views;
   }
 
@@ -92,10 +88,7 @@ class AdjustingStock {
           // Taken before with another quantity (recorded or still to be): not this content's id.
           throw new AdjustmentIdReusedException(command.adjustmentId(), taken.recordedQuantity());
       case UNKNOWN_SKU -> {
-        if (events.lastSequenceNumberFor(SkuEvent.streamId(command.skuId())).isEmpty()) {
-          throw new AggregateNotFoundException(
-              SkuEvent.streamId(command.skuId()), "No SKU " + command.skuId());
-        }
+        views.requireRegistered(command.skuId());
         throw new GateUnavailableException(
             "SKU " + command.skuId() + " is recorded but not in the gate yet", null);
       }

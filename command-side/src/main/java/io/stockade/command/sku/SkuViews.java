@@ -37,7 +37,7 @@ class SkuViews {
    *     has (its registration's seeding still to be repeated)
    */
   Optional<SkuView> find(String skuId) {
-    if (events.lastSequenceNumberFor(SkuEvent.streamId(skuId)).isEmpty()) {
+    if (!registered(skuId)) {
       return Optional.empty();
     }
     return Optional.of(of(sale(skuId)));
@@ -74,10 +74,22 @@ class SkuViews {
    * @throws AggregateNotFoundException when the SKU is not registered
    */
   Instant gateNow(String skuId) {
-    if (events.lastSequenceNumberFor(SkuEvent.streamId(skuId)).isEmpty()) {
+    requireRegistered(skuId);
+    return gateState(skuId).now();
+  }
+
+  /** Whether the SKU's stream holds its registration: the record's answer, not the gate's. */
+  boolean registered(String skuId) {
+    return events.lastSequenceNumberFor(SkuEvent.streamId(skuId)).isPresent();
+  }
+
+  /**
+   * @throws AggregateNotFoundException when the SKU is not registered
+   */
+  void requireRegistered(String skuId) {
+    if (!registered(skuId)) {
       throw new AggregateNotFoundException(SkuEvent.streamId(skuId), "No SKU " + skuId);
     }
-    return gateState(skuId).now();
   }
 
   private AdmissionGate.SkuState gateState(String skuId) {

@@ -190,8 +190,8 @@ class GateReader {
    */
   Snapshot readChanged(Layout layout, Set<String> reservationIds, Set<String> skuIds) {
     List<String> tags = layout.tags();
-    Map<String, Map<String, String>> markers =
-        markers(tags.stream().map(tag -> GateKeyNames.name(Kind.MARKER, tag, null)).toList());
+    // By name, without the type check of markersOf: the layout was read with one.
+    Map<String, Map<String, String>> markers = markers(markerNames(tags));
     String marker = markerState(List.copyOf(markers.values()));
     if (!OPEN.equals(marker)
         || markers.size() != tags.size()
@@ -325,9 +325,11 @@ class GateReader {
    * marker (or whose marker is no hash) is left out.
    */
   Map<String, Map<String, String>> markersOf(Collection<String> tags) {
-    List<String> names =
-        tags.stream().map(tag -> GateKeyNames.name(Kind.MARKER, tag, null)).toList();
-    return markers(ofType(names, DataType.HASH));
+    return markers(ofType(markerNames(tags), DataType.HASH));
+  }
+
+  private static List<String> markerNames(Collection<String> tags) {
+    return tags.stream().map(tag -> GateKeyNames.name(Kind.MARKER, tag, null)).toList();
   }
 
   /** Each partition's marker, by the partition's tag; a partition without one is left out. */

@@ -302,21 +302,30 @@ class StockLevels implements StockChanges.Target {
               reserved,
               sold,
               limit != null,
-              row[4],
+              column(row, "per_user_limit"),
               window != null,
-              row[5],
+              column(row, "opens_at"),
               window != null,
-              row[6],
+              column(row, "closes_at"),
               window != null,
-              row[7],
+              column(row, "prequeue_seconds"),
               pause != null,
-              row[8],
+              column(row, "paused"),
               pause != null,
-              row[9],
+              column(row, "paused_reason"),
               activity,
-              row[11],
-              row[12]));
+              column(row, "registered_at"),
+              column(row, "updated_at")));
       return parameters.toArray();
+    }
+
+    /** The value of a column of {@link #LEVEL_COLUMNS} in a {@link #row}, by its name. */
+    private static Object column(Object[] row, String name) {
+      int index = LEVEL_COLUMNS.indexOf(name);
+      if (index < 0) {
+        throw new IllegalArgumentException("stock_level has no column " + name);
+      }
+      return row[index];
     }
   }
 
