@@ -146,6 +146,12 @@ public final class DashboardLoadLatency {
           refused: document.getElementById('rate-figure').dataset.refused,
           message: document.getElementById('sales-message').textContent,
           rateCaption: document.getElementById('rate-caption').textContent,
+          // The first request of each path: when it was sent and when its answer had arrived.
+          requests: performance.getEntriesByType('resource').reduce((first, entry) => {
+            const path = new URL(entry.name).pathname;
+            if (!(path in first)) first[path] = { start: entry.startTime, end: entry.responseEnd };
+            return first;
+          }, {}),
         });
       };
       const ready = () => b.wrong !== null
@@ -261,6 +267,18 @@ public final class DashboardLoadLatency {
             add(times, "page-gate-line" + suffix, screen.path("gate").asDouble());
             add(times, "page-rate-chart" + suffix, screen.path("rate").asDouble());
             add(times, "page-load-event" + suffix, screen.path("loadEventEnd").asDouble());
+            JsonNode requests = screen.path("requests");
+            add(times, "page-app.js-loaded" + suffix, end(requests, "/dashboard/app.js"));
+            add(times, "page-settings-answered" + suffix, end(requests, "/dashboard/settings"));
+            add(times, "page-sales-request-sent" + suffix, start(requests, "/api/sales"));
+            add(
+                times,
+                "page-sales-request" + suffix,
+                end(requests, "/api/sales") - start(requests, "/api/sales"));
+            add(
+                times,
+                "page-rate-request" + suffix,
+                end(requests, "/api/decisions/rate") - start(requests, "/api/decisions/rate"));
           }
           if (!cache) {
             continue;
@@ -369,6 +387,23 @@ public final class DashboardLoadLatency {
   private static long count(JsonNode value) {
     String text = value.isNull() || value.isMissingNode() ? "" : value.asString();
     return text.matches("[0-9]+") ? Long.parseLong(text) : 0;
+  }
+
+  /** When the page sent its first request of this path (ms since the navigation started). */
+  private static double start(JsonNode requests, String path) {
+    return request(requests, path).path("start").asDouble();
+  }
+
+  /** When the answer to the page's first request of this path had arrived. */
+  private static double end(JsonNode requests, String path) {
+    return request(requests, path).path("end").asDouble();
+  }
+
+  private static JsonNode request(JsonNode requests, String path) {
+    if (!requests.has(path)) {
+      throw new IllegalStateException("the page sent no request of " + path + ": " + requests);
+    }
+    return requests.path(path);
   }
 
   private static double at(JsonNode shown) {
