@@ -11,6 +11,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -56,7 +57,9 @@ import tools.jackson.databind.json.JsonMapper;
  *       first page, the busiest first, its pager reading "Page 1 of N", the gate's line and the
  *       chart drawn), with the browser's cache as it is and with the cache disabled; and a click on
  *       "Next page" until "Page 2 of N" shows the next 50 SKUs;
- *   <li>then the plain HTTP calls, {@code repeat} times each after {@code warmUp} untimed ones.
+ *   <li>then the plain HTTP calls (the first and the last page, the chart's 5 minutes), {@code
+ *       repeat} times each after {@code warmUp} untimed ones, and the same SQL as the service's on
+ *       a connection of its own ({@code plain-...}).
  * </ol>
  *
  * A wrong page fails the run, it is not timed: the SKUs shown (every row) and those answered over
@@ -312,6 +315,51 @@ public final class DashboardLoadLatency {
       }
       time("http-first-page", repeat, () -> sales(http, firstPage, expected1, skus));
       time("http-last-page", repeat, () -> sales(http, lastPage, expectedLast, skus));
+      time("http-rate-chart", repeat, () -> get(http, base + "/api/decisions/rate?minutes=5"));
+      // The same SQL as the service's (StockLevels.busiest and known, DecisionRates), on a
+      // connection of its own: what the HTTP calls add to the database's part.
+      String page =
+          "select sku_id, total, reserved, sold, per_user_limit, opens_at, closes_at,"
+              + " prequeue_seconds, paused, paused_reason, updated_at from stock_level"
+              + " where registered_at is not null order by activity desc, sku_id limit "
+              + PAGE
+              + " offset ";
+      try (Connection connection = run.connect()) {
+        for (int i = 0; i < warmUp; i++) {
+          query(connection, page + 0);
+          query(connection, page + (long) (pages - 1) * PAGE);
+        }
+        time("plain-first-page", repeat, () -> query(connection, page + 0));
+        time(
+            "plain-last-page(offset)",
+            repeat,
+            () -> query(connection, page + (long) (pages - 1) * PAGE));
+        time(
+            "plain-count(*)",
+            repeat,
+            () ->
+                query(
+                    connection,
+                    "select count(*) from stock_level where registered_at is not null"));
+        time(
+            "plain-rate-5-minutes",
+            repeat,
+            () -> {
+              long to = System.currentTimeMillis() / 1000 * 1000;
+              query(
+                  connection,
+                  "select decided_at div 1000,"
+                      + " sum(case when outcome = 'ADMITTED' then 1 else 0 end),"
+                      + " sum(case when outcome = 'REFUSALS_DROPPED' then quantity"
+                      + " when outcome in ('ADMITTED', 'WITHDRAWN') then 0 else 1 end)"
+                      + " from gate_decision force index (ix_gate_decision_time_outcome)"
+                      + " where decided_at >= "
+                      + (to - 300_000)
+                      + " and decided_at < "
+                      + to
+                      + " group by decided_at div 1000");
+            });
+      }
     } finally {
       if (browser != null) {
         browser.quit();
@@ -467,6 +515,15 @@ public final class DashboardLoadLatency {
         millis.get((millis.size() - 1) / 2),
         millis.get((int) Math.ceil(0.9 * millis.size()) - 1),
         millis.get(millis.size() - 1));
+  }
+
+  private static void query(Connection connection, String sql) throws Exception {
+    try (Statement statement = connection.createStatement();
+        ResultSet rows = statement.executeQuery(sql)) {
+      while (rows.next()) {
+        rows.getString(1);
+      }
+    }
   }
 
   private static JsonNode get(HttpClient http, String url) throws Exception {
