@@ -36,7 +36,7 @@ class AccessConfiguration {
                 "/api/skus/*/pause",
                 "/api/skus/*/resume")
             .hasRole(Roles.ADMIN)
-            .requestMatchers(GET, "/api/skus/*")
+            .requestMatchers(GET, "/api/skus/*", "/api/skus/*/draw")
             .hasAnyRole(Roles.ADMIN, Roles.READER);
   }
 }

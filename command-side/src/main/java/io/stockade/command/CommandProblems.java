@@ -17,6 +17,8 @@ public final class CommandProblems {
 
   public static final String INSUFFICIENT_STOCK = "insufficient-stock";
 
+  public static final String NO_DRAW = "no-draw";
+
   public static final String PURCHASE_LIMIT_EXCEEDED = "purchase-limit-exceeded";
 
   public static final String RATE_LIMITED = "rate-limited";

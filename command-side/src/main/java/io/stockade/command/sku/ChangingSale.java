@@ -9,6 +9,7 @@ import io.stockade.command.RacedAppends;
 import io.stockade.command.admission.AdmissionGate;
 import io.stockade.command.admission.AdmissionGate.SaleWrite;
 import io.stockade.command.admission.GateUnavailableException;
+import io.stockade.command.draw.DrawSeeds;
 import java.time.Instant;
 import java.util.function.Function;
 import org.axonframework.commandhandling.gateway.CommandGateway;
@@ -27,11 +28,13 @@ class ChangingSale {
   private final CommandGateway commands;
   private final AdmissionGate gate;
   private final SkuViews views;
+  private final DrawSeeds draws;
 
-  ChangingSale(CommandGateway commands, AdmissionGate gate, SkuViews views) {
+  ChangingSale(CommandGateway commands, AdmissionGate gate, SkuViews views, DrawSeeds draws) {
     this.commands = commands;
     this.gate = gate;
     this.views = views;
+    this.draws = draws;
   }
 
   /**
@@ -40,8 +43,9 @@ class ChangingSale {
    */
   Changed schedule(String skuId, Instant opensAt, Instant closesAt, int prequeueSeconds) {
     Instant now = views.gateNow(skuId);
+    String commitment = prequeueSeconds > 0 ? draws.commitmentFor(opensAt) : null;
     return changed(
-        new ScheduleSaleCommand(skuId, opensAt, closesAt, prequeueSeconds, now),
+        new ScheduleSaleCommand(skuId, opensAt, closesAt, prequeueSeconds, now, commitment),
         sale -> gate.schedule(skuId, sale.scheduleVersion(), sale.opensAt(), sale.closesAt()));
   }
 

@@ -2,8 +2,10 @@ package io.stockade.command.sku;
 
 import io.stockade.api.sku.RegisterSkuCommand;
 import io.stockade.api.sku.SaleSettings;
+import io.stockade.api.sku.SaleWindow;
 import io.stockade.api.sku.SkuState;
 import io.stockade.command.admission.AdmissionGate;
+import io.stockade.command.draw.DrawSeeds;
 import org.axonframework.commandhandling.gateway.CommandGateway;
 import org.axonframework.modelling.command.AggregateStreamCreationException;
 import org.springframework.stereotype.Component;
@@ -19,14 +21,28 @@ class RegisteringSku {
   private final CommandGateway commands;
   private final AdmissionGate gate;
   private final SkuViews views;
+  private final DrawSeeds draws;
 
-  RegisteringSku(CommandGateway commands, AdmissionGate gate, SkuViews views) {
+  RegisteringSku(CommandGateway commands, AdmissionGate gate, SkuViews views, DrawSeeds draws) {
     this.commands = commands;
     this.gate = gate;
     this.views = views;
+    this.draws = draws;
   }
 
-  SkuState register(RegisterSkuCommand command) {
+  SkuState register(RegisterSkuCommand asked) {
+    // A pre-queue's draw is committed to with the schedule: its commitment goes into the event.
+    SaleWindow window = asked.sale();
+    RegisterSkuCommand command =
+        window == null || window.prequeueSeconds() == 0
+            ? asked
+            : new RegisterSkuCommand(
+                asked.skuId(),
+                asked.initialStock(),
+                asked.perUserLimit(),
+                asked.buckets(),
+                window,
+                draws.commitmentFor(window.opensAt()));
     SkuState state;
     try {
       state = commands.sendAndWait(command);

@@ -2,6 +2,7 @@ package io.stockade.command.sku;
 
 import io.stockade.api.sku.AdjustStockCommand;
 import io.stockade.api.sku.AdjustmentReason;
+import io.stockade.api.sku.SaleSettings;
 import io.stockade.command.CommandProblems;
 import io.stockade.command.admission.GateUnavailableException;
 import io.stockade.platform.openapi.Problem;
@@ -14,7 +15,9 @@ import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Size;
+import java.time.Instant;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 import org.axonframework.modelling.command.AggregateNotFoundException;
@@ -72,6 +75,47 @@ class SaleController {
   @Problem(status = 503, codes = CommandProblems.GATE_UNAVAILABLE)
   SkuView sku(@PathVariable @Identifier String skuId) {
     return answered(skuId, () -> views.find(skuId).orElseThrow(() -> unknown(skuId)));
+  }
+
+  /**
+   * A pre-queue's draw as far as it has gone (api.md 1.2, "Fair start"): its commitment from the
+   * schedule on; the seed, the queue and the order once the draw is decided.
+   *
+   * @param seed hex, {@code null} until the draw is decided
+   * @param queued reservations in the pre-queue
+   * @param admitted of those, admitted by the draw
+   * @param order the queued reservation ids in draw order, empty until the draw is decided
+   */
+  record DrawView(
+      String skuId,
+      Instant opensAt,
+      String drawCommitment,
+      String seed,
+      long queued,
+      long admitted,
+      List<String> order) {}
+
+  @GetMapping("/{skuId}/draw")
+  @ApiResponse(responseCode = "200", description = "The SKU's draw", useReturnTypeSchema = true)
+  @Problem(
+      status = 404,
+      codes = {CommandProblems.UNKNOWN_SKU, CommandProblems.NO_DRAW})
+  DrawView draw(@PathVariable @Identifier String skuId) {
+    if (!views.registered(skuId)) {
+      throw unknown(skuId);
+    }
+    SaleSettings sale = answered(skuId, () -> views.sale(skuId));
+    if (sale.drawCommitment() == null) {
+      throw new ProblemException(
+          HttpStatus.NOT_FOUND,
+          CommandProblems.NO_DRAW,
+          "No draw",
+          "The sale of SKU " + skuId + " has no pre-queue, so no draw.",
+          Map.of("skuId", skuId));
+    }
+    // Nothing is queued yet: reservations in the pre-queue are refused as not open until the
+    // queue is built, so the draw has no reservation and reveals no seed.
+    return new DrawView(skuId, sale.opensAt(), sale.drawCommitment(), null, 0, 0, List.of());
   }
 
   @PutMapping("/{skuId}/sale")

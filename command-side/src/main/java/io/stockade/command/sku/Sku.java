@@ -62,6 +62,7 @@ class Sku implements SkuEvent.Fold {
   private Instant opensAt;
   private Instant closesAt;
   private int prequeueSeconds;
+  private String drawCommitment;
   private long scheduleVersion = -1;
   private boolean paused;
   private String pausedReason;
@@ -90,7 +91,11 @@ class Sku implements SkuEvent.Fold {
         // In the registration's transaction: the SKU is never on sale without its window.
         apply(
             new SaleScheduled(
-                command.skuId(), sale.opensAt(), sale.closesAt(), sale.prequeueSeconds()));
+                command.skuId(),
+                sale.opensAt(),
+                sale.closesAt(),
+                sale.prequeueSeconds(),
+                committed(sale.prequeueSeconds(), command.drawCommitment())));
       }
       return state(true);
     }
@@ -140,8 +145,30 @@ class Sku implements SkuEvent.Fold {
       throw new SaleAlreadyOpenException(skuId, opensAt);
     }
     apply(
-        new SaleScheduled(skuId, command.opensAt(), command.closesAt(), command.prequeueSeconds()));
+        new SaleScheduled(
+            skuId,
+            command.opensAt(),
+            command.closesAt(),
+            command.prequeueSeconds(),
+            committed(command.prequeueSeconds(), command.drawCommitment())));
     return sale(true);
+  }
+
+  /**
+   * The draw's commitment a window with a pre-queue is scheduled with: the command's, which its use
+   * case took from the draw's seed ({@code DrawSeeds}); none without a pre-queue.
+   *
+   * @throws IllegalArgumentException when a pre-queue comes without a commitment: a draw never
+   *     opens without one
+   */
+  private static String committed(int prequeueSeconds, String drawCommitment) {
+    if (prequeueSeconds == 0) {
+      return null;
+    }
+    if (drawCommitment == null) {
+      throw new IllegalArgumentException("A pre-queue is scheduled with its draw's commitment");
+    }
+    return drawCommitment;
   }
 
   /** Pauses the sale; a repeat while paused changes nothing (its reason included). */
@@ -213,6 +240,7 @@ class Sku implements SkuEvent.Fold {
     opensAt = event.opensAt();
     closesAt = event.closesAt();
     prequeueSeconds = event.prequeueSeconds();
+    drawCommitment = event.drawCommitment();
     scheduleVersion = sequence;
   }
 
@@ -292,6 +320,7 @@ class Sku implements SkuEvent.Fold {
         pausedReason,
         pauseVersion,
         perUserLimit,
-        limitVersion);
+        limitVersion,
+        drawCommitment);
   }
 }

@@ -11,6 +11,7 @@ import java.time.Instant;
  * @param closesAt null for no end
  * @param pausedReason null when not paused or when no reason was given
  * @param perUserLimit null for no limit
+ * @param drawCommitment the commitment to the seed of the pre-queue's draw, null without one
  */
 public record SaleSettings(
     String skuId,
@@ -23,4 +24,5 @@ public record SaleSettings(
     String pausedReason,
     long pauseVersion,
     Integer perUserLimit,
-    long limitVersion) {}
+    long limitVersion,
+    String drawCommitment) {}

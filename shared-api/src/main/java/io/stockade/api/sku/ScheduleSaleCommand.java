@@ -11,9 +11,22 @@ import org.axonframework.modelling.command.TargetAggregateIdentifier;
  * @param prequeueSeconds how long before {@code opensAt} the pre-queue opens (0: none)
  * @param gateNow the gate's clock when the command was sent: the sale has opened if {@code opensAt}
  *     is at or before it (the gate decides by its own clock, not this instance's)
+ * @param drawCommitment with a pre-queue, the commitment to the seed of the draw at {@code
+ *     opensAt}; {@code null} without one
  */
 public record ScheduleSaleCommand(
-    String skuId, Instant opensAt, Instant closesAt, int prequeueSeconds, Instant gateNow) {
+    String skuId,
+    Instant opensAt,
+    Instant closesAt,
+    int prequeueSeconds,
+    Instant gateNow,
+    String drawCommitment) {
+
+  /** A window without a pre-queue. */
+  public ScheduleSaleCommand(
+      String skuId, Instant opensAt, Instant closesAt, int prequeueSeconds, Instant gateNow) {
+    this(skuId, opensAt, closesAt, prequeueSeconds, gateNow, null);
+  }
 
   /** The stream this command is for, in its aggregate type's namespace. */
   @TargetAggregateIdentifier
