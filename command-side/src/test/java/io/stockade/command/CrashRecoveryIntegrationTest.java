@@ -224,10 +224,12 @@ class CrashRecoveryIntegrationTest {
           .as("retry of %s after the restart answered %s", id, answer)
           .isFalse();
       if (orphans.contains(id)) {
-        assertThat(answer.status()).as("late retry of abandoned %s", id).isEqualTo(200);
-        assertThat(answer.reservationStatus())
+        // Never recorded, its units given back: nothing is held under the id.
+        assertThat(answer.status()).as("late retry of abandoned %s", id).isEqualTo(409);
+        assertThat(answer.body().get("type").asString())
             .as("late retry of abandoned %s", id)
-            .isEqualTo("RELEASED");
+            .endsWith("/reservation-not-active");
+        assertThat(answer.body().get("releaseReason").asString()).isEqualTo("NOT_RECORDED");
       }
     }
 

@@ -18,6 +18,8 @@ public sealed interface AdmissionDecision {
 
     T reused(Reused reused);
 
+    T abandoned(Abandoned abandoned);
+
     T insufficient(Insufficient insufficient);
 
     T limitExceeded(LimitExceeded limitExceeded);
@@ -92,6 +94,19 @@ public sealed interface AdmissionDecision {
     @Override
     public <T> T accept(Cases<T> cases) {
       return cases.reused(this);
+    }
+  }
+
+  /**
+   * The reservation id was admitted before and never recorded: the recovery sweeper stored its
+   * tombstone ({@code ReservationAbandoned}) and gave its units back. Nothing is held under it, and
+   * nothing can be: its stream is taken.
+   */
+  record Abandoned() implements AdmissionDecision {
+
+    @Override
+    public <T> T accept(Cases<T> cases) {
+      return cases.abandoned(this);
     }
   }
 

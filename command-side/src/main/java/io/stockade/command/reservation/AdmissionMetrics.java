@@ -20,6 +20,7 @@ class AdmissionMetrics {
   private final Counter admitted;
   private final Counter duplicate;
   private final Counter reused;
+  private final Counter abandoned;
   private final Counter insufficient;
   private final Counter limitExceeded;
   private final Counter unknownSku;
@@ -35,6 +36,7 @@ class AdmissionMetrics {
     admitted = counter(meters, "admitted", "none");
     duplicate = counter(meters, "duplicate", "none");
     reused = counter(meters, "refused", CommandProblems.RESERVATION_ID_REUSED);
+    abandoned = counter(meters, "refused", CommandProblems.RESERVATION_NOT_ACTIVE);
     insufficient = counter(meters, "refused", CommandProblems.INSUFFICIENT_STOCK);
     limitExceeded = counter(meters, "refused", CommandProblems.PURCHASE_LIMIT_EXCEEDED);
     unknownSku = counter(meters, "refused", CommandProblems.UNKNOWN_SKU);
@@ -89,6 +91,11 @@ class AdmissionMetrics {
     @Override
     public Counter reused(AdmissionDecision.Reused decision) {
       return reused;
+    }
+
+    @Override
+    public Counter abandoned(AdmissionDecision.Abandoned decision) {
+      return abandoned;
     }
 
     @Override

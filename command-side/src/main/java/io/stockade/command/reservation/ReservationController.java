@@ -1,5 +1,6 @@
 package io.stockade.command.reservation;
 
+import io.stockade.api.reservation.ReservationAbandoned;
 import io.stockade.api.reservation.ReservationLine;
 import io.stockade.command.CommandProblems;
 import io.stockade.command.EventStoreOutage;
@@ -248,7 +249,8 @@ class ReservationController {
         CommandProblems.PURCHASE_LIMIT_EXCEEDED,
         CommandProblems.SALE_NOT_OPEN,
         CommandProblems.SALE_CLOSED,
-        CommandProblems.SALE_PAUSED
+        CommandProblems.SALE_PAUSED,
+        CommandProblems.RESERVATION_NOT_ACTIVE
       })
   @Problem(status = 422, codes = CommandProblems.RESERVATION_ID_REUSED)
   @Problem(status = 429, codes = CommandProblems.RATE_LIMITED)
@@ -312,6 +314,32 @@ class ReservationController {
               "Reservation id reused",
               "Reservation " + request.reservationId() + " exists with other content.",
               Map.of("reservationId", request.reservationId())));
+    }
+
+    /**
+     * A retry of a reservation whose first attempt was answered 503 and never recorded: the sweeper
+     * gave its units back. Not a 200 (nothing is held), and not a new admission (its id's stream is
+     * taken): the client reserves again under a new id.
+     */
+    @Override
+    public ResponseEntity<?> abandoned(AdmissionDecision.Abandoned abandoned) {
+      return ProblemResponses.response(
+          new ProblemException(
+              HttpStatus.CONFLICT,
+              CommandProblems.RESERVATION_NOT_ACTIVE,
+              "Reservation not active",
+              "Reservation "
+                  + request.reservationId()
+                  + " was never recorded and its units went back (releaseReason "
+                  + ReservationAbandoned.REASON
+                  + "); nothing is reserved under it. Reserve again under a new id.",
+              Map.of(
+                  "reservationId",
+                  request.reservationId(),
+                  "reservationStatus",
+                  "RELEASED",
+                  "releaseReason",
+                  ReservationAbandoned.REASON)));
     }
 
     @Override

@@ -27,6 +27,9 @@ class ReservingStock {
 
   private static final Logger log = LoggerFactory.getLogger(ReservingStock.class);
 
+  /** The gate's state of an admission given back: released by its holder, or by the sweeper. */
+  private static final String RELEASED = "RELEASED";
+
   private final AdmissionGate gate;
   private final StoringReservations storing;
   private final ReservationRecord stored;
@@ -89,14 +92,16 @@ class ReservingStock {
         gate.recorded(reservationId, admitted.admission(), admission.lines());
       } else {
         // The record holds another admission of this id (the id reused by another user, whose
-        // admission lies in another bucket, or admitted anew after the gate forgot the first):
-        // nothing of this admission was stored; its units go back, and only its own.
+        // admission lies in another bucket, or admitted anew after the gate forgot the first), or
+        // the sweeper's tombstone: nothing of this admission was stored; its units go back, and
+        // only its own.
+        boolean abandoned = abandoned(reservationId);
         log.warn(
-            "Reservation id {} was admitted again while the record holds another admission of it;"
-                + " refused as reused ({})",
+            "Reservation id {} was admitted again while the record holds {}; refused ({})",
             reservationId,
+            abandoned ? "its tombstone" : "another admission of it",
             gate.withdraw(reservationId, admitted.admission(), admission.lines()));
-        return new AdmissionDecision.Reused();
+        return abandoned ? new AdmissionDecision.Abandoned() : new AdmissionDecision.Reused();
       }
     } else if (decision instanceof AdmissionDecision.Duplicate duplicate && duplicate.recording()) {
       // Reserved and not known to be stored: the first attempt may have crashed between gate and
@@ -110,11 +115,27 @@ class ReservingStock {
               duplicate.gateEpoch())
           || startsWith(reservationId, duplicate.admission())) {
         gate.recorded(reservationId, duplicate.admission(), admission.lines());
+      } else if (abandoned(reservationId)) {
+        // The stream begins with the sweeper's tombstone: the sweeper, which must still find the
+        // admission pending, gives its units back; nothing is held under the id.
+        return new AdmissionDecision.Abandoned();
       }
-      // Otherwise the stream begins with the sweeper's tombstone: the sweeper, which must still
-      // find the admission pending, gives its units back.
+    } else if (decision instanceof AdmissionDecision.Duplicate duplicate
+        && RELEASED.equals(duplicate.state())
+        && abandoned(reservationId)) {
+      // The gate remembers the admission the sweeper gave back: a retry of a request answered 503
+      // whose reservation was never recorded. Nothing is held under the id.
+      return new AdmissionDecision.Abandoned();
     }
     return decision;
+  }
+
+  /** Whether the reservation's stream begins with the sweeper's tombstone. */
+  private boolean abandoned(String reservationId) {
+    return stored
+        .first(reservationId)
+        .map(first -> ReservationRecord.reservedIn(first).isEmpty())
+        .orElse(false);
   }
 
   /** Whether the reservation's stream begins with that admission. */

@@ -85,12 +85,39 @@ class RecoveryIntegrationTest {
         .isEqualTo("2");
     assertThat(redis.opsForZSet().size("stockade:{g0}:gate:pending")).isZero();
 
-    // The lost request, retried late, cannot resurrect it.
+    // The lost request, retried late (its client was answered 503), cannot resurrect it, and is
+    // not told it holds anything: 409, the reservation is not active, never recorded.
     ResponseEntity<JsonNode> late = reserve(http, "O-" + run + "-lost", sku);
-    assertThat(late.getStatusCode().value()).isEqualTo(200);
-    assertThat(late.getBody().get("status").asString()).isEqualTo("RELEASED");
+    assertNeverRecorded(late, "O-" + run + "-lost");
     assertThat(count("O-" + run + "-lost", "StockReserved")).isZero();
     assertThat(counters(sku, "available")).isEqualTo("3");
+
+    // Nor once the gate has forgotten it (its intent gone, as after Redis lost it): the gate admits
+    // the id anew, the record refuses it, and only that admission's units go back.
+    redis.delete("stockade:{g0}:reservation:O-" + run + "-lost");
+    ResponseEntity<JsonNode> forgotten = reserve(http, "O-" + run + "-lost", sku);
+    assertNeverRecorded(forgotten, "O-" + run + "-lost");
+    assertThat(count("O-" + run + "-lost", "StockReserved")).isZero();
+    assertThat(counters(sku, "available")).isEqualTo("3");
+    assertThat(counters(sku, "reserved")).isEqualTo("2");
+
+    // A reservation recorded and then released is another matter: its retry is answered as done.
+    assertThat(
+            http.send(HttpMethod.POST, "/api/reservations/O-" + run + "-kept/release", null)
+                .getStatusCode()
+                .value())
+        .isEqualTo(200);
+    ResponseEntity<JsonNode> released = reserve(http, "O-" + run + "-kept", sku);
+    assertThat(released.getStatusCode().value()).isEqualTo(200);
+    assertThat(released.getBody().get("status").asString()).isEqualTo("RELEASED");
+  }
+
+  private static void assertNeverRecorded(ResponseEntity<JsonNode> answer, String id) {
+    assertThat(answer.getStatusCode().value()).as(answer.toString()).isEqualTo(409);
+    assertThat(answer.getBody().get("type").asString()).endsWith("/reservation-not-active");
+    assertThat(answer.getBody().get("reservationId").asString()).isEqualTo(id);
+    assertThat(answer.getBody().get("reservationStatus").asString()).isEqualTo("RELEASED");
+    assertThat(answer.getBody().get("releaseReason").asString()).isEqualTo("NOT_RECORDED");
   }
 
   private static ResponseEntity<JsonNode> reserve(ApiClient http, String id, String sku) {

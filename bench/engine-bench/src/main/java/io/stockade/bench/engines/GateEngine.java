@@ -110,6 +110,11 @@ final class GateEngine implements Engine {
     }
 
     @Override
+    public Boolean abandoned(AdmissionDecision.Abandoned abandoned) {
+      throw unexpected(abandoned);
+    }
+
+    @Override
     public Boolean limitExceeded(AdmissionDecision.LimitExceeded limitExceeded) {
       throw unexpected(limitExceeded);
     }
