@@ -171,13 +171,14 @@ class CommandsThroughDatabaseOutageIntegrationTest {
    * A reservation answered 503 because the database went away while its transaction committed ("its
    * commit may have happened: the recovery sweeper settles it"), sent again by its client only
    * after the sweeper gave it up (more than {@code stockade.recovery.unrecorded-after} later):
-   * docs/api.md says nothing is reserved after a 503, to retry with the same id, and that a retry
-   * gets 200 when the reservation was in fact stored. The repeat is answered 200, though nothing is
-   * stored but the sweeper's {@code ReservationAbandoned} and the units are back in the gate.
-   * Skipped when eight stops of the database cut no commit that then did not happen.
+   * nothing is stored but the sweeper's {@code ReservationAbandoned} and the units are back in the
+   * gate, so the repeat is answered 409 {@code reservation-not-active}, never 200 (which
+   * docs/api.md promises only for a reservation that was stored). Skipped when eight stops of the
+   * database cut no commit that then did not happen (RecoveryIntegrationTest shows the answer
+   * without luck).
    */
   @Test
-  void aReservationRefusedWhileItsCommitWasCutIsNotAnswered200WhenRetriedAfterTheSweeper()
+  void aReservationRefusedWhileItsCommitWasCutIsAnswered409WhenRetriedAfterTheSweeper()
       throws Exception {
     // Stopped again until a commit is cut and had not happened (rare: a commit must be in flight
     // at the stop, and lost).
