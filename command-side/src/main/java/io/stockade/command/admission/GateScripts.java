@@ -74,7 +74,7 @@ final class GateScripts {
     } catch (DataAccessException e) {
       sessions.lost(session);
       throw e;
-    } catch (IllegalStateException e) {
+    } catch (RuntimeException e) {
       throw closedMeanwhile(session, e);
     }
   }
@@ -112,7 +112,7 @@ final class GateScripts {
       }
       sessions.lost(session);
       throw e;
-    } catch (IllegalStateException e) {
+    } catch (RuntimeException e) {
       throw closedMeanwhile(session, e);
     }
     if (code(reply) == CLOSED) {
@@ -124,11 +124,13 @@ final class GateScripts {
 
   /**
    * A session ends by closing its connection, which may happen while a request that took it is
-   * still at work: that request's Redis call then fails with the stopped connection factory's
-   * IllegalStateException. The gate is closed, as if Redis had not answered. Any other
-   * IllegalStateException, in a session still current, is a bug and is thrown as it is.
+   * still at work: that request's Redis call then fails with whatever the connection factory throws
+   * while it is torn down (an IllegalStateException once it is stopped; a NullPointerException from
+   * Spring Data Redis's shared connection when the teardown overtakes the call, seen under load).
+   * The gate is closed, as if Redis had not answered. Any other failure, in a session still
+   * current, is a bug and is thrown as it is.
    */
-  private RuntimeException closedMeanwhile(GateSession session, IllegalStateException e) {
+  private RuntimeException closedMeanwhile(GateSession session, RuntimeException e) {
     if (sessions.current() != session) {
       return new GateClosedException(
           "The session of gate epoch " + session.epoch() + " ended during the call");
