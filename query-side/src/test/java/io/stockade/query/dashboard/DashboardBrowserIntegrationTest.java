@@ -597,20 +597,25 @@ class DashboardBrowserIntegrationTest {
   }
 
   private static List<String> saleRows() {
-    return browser.findElements(By.cssSelector("#sales-table tbody tr")).stream()
-        .map(row -> row.getDomAttribute("data-sku"))
-        .toList();
+    return fresh(
+        () ->
+            browser.findElements(By.cssSelector("#sales-table tbody tr")).stream()
+                .map(row -> row.getDomAttribute("data-sku"))
+                .toList());
   }
 
   private static String sale(String sku, String field) {
-    return browser
-        .findElement(
-            By.cssSelector("#sales-table tr[data-sku='" + sku + "'] [data-field='" + field + "']"))
-        .getText();
+    return fresh(
+        () ->
+            browser
+                .findElement(
+                    By.cssSelector(
+                        "#sales-table tr[data-sku='" + sku + "'] [data-field='" + field + "']"))
+                .getText());
   }
 
   private static long numberIn(String id, String attribute) {
-    String value = browser.findElement(By.id(id)).getDomAttribute(attribute);
+    String value = fresh(() -> browser.findElement(By.id(id)).getDomAttribute(attribute));
     return value == null ? -1 : Long.parseLong(value);
   }
 
@@ -811,20 +816,43 @@ class DashboardBrowserIntegrationTest {
   }
 
   private static String text(String id) {
-    return browser.findElement(By.id(id)).getText();
+    return fresh(() -> browser.findElement(By.id(id)).getText());
   }
 
   private static String stock(String sku, String field) {
-    return browser
-        .findElement(
-            By.cssSelector("#stock-table tr[data-sku='" + sku + "'] [data-field='" + field + "']"))
-        .getText();
+    return fresh(
+        () ->
+            browser
+                .findElement(
+                    By.cssSelector(
+                        "#stock-table tr[data-sku='" + sku + "'] [data-field='" + field + "']"))
+                .getText());
   }
 
   private static String detail(String name) {
-    return browser
-        .findElement(By.cssSelector("#reservation-details dd[data-field='" + name + "']"))
-        .getText();
+    return fresh(
+        () ->
+            browser
+                .findElement(By.cssSelector("#reservation-details dd[data-field='" + name + "']"))
+                .getText());
+  }
+
+  /**
+   * A read of the page that finds its elements anew when the page re-rendered them between the find
+   * and the read (the first screen redraws its tables every 5 s): a stale element is the page
+   * moving on, not a wrong answer. Read again at most a few times; a page that redraws all the
+   * while still fails.
+   */
+  private static <T> T fresh(java.util.function.Supplier<T> read) {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return read.get();
+      } catch (StaleElementReferenceException redrawn) {
+        if (attempt == 10) {
+          throw redrawn;
+        }
+      }
+    }
   }
 
   private static void waitFor(BooleanSupplier condition) {
