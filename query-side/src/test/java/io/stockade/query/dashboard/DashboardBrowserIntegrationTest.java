@@ -468,6 +468,9 @@ class DashboardBrowserIntegrationTest {
     // The page opened with a token kept for the tab: nothing typed, nothing clicked.
     ((JavascriptExecutor) browser)
         .executeScript("sessionStorage.setItem('stockade.dashboard.token', arguments[0])", TOKEN);
+    // Only this page's requests count: the page setUp opened (and the pages of the tests before)
+    // went on reading the first screen every 5 s, without a token once setUp cleared it.
+    forgetRequestsSent();
     browser.get(url("/dashboard/"));
 
     // The gate's line, as GET /api/gate tells it.
@@ -783,6 +786,12 @@ class DashboardBrowserIntegrationTest {
   }
 
   /** The {@code Authorization} header of each request the browser sent to this path so far. */
+  /** Drops the requests the browser sent so far: {@link #authorizationsSent} sees later ones. */
+  private static void forgetRequestsSent() {
+    browser.manage().logs().get(LogType.PERFORMANCE);
+    sent.clear();
+  }
+
   private static List<String> authorizationsSent(String path) {
     for (LogEntry entry : browser.manage().logs().get(LogType.PERFORMANCE)) {
       JsonNode message = JSON.readTree(entry.getMessage()).path("message");
