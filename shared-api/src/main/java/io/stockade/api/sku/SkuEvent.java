@@ -8,7 +8,8 @@ public sealed interface SkuEvent
         SalePaused,
         SaleResumed,
         StockAdjusted,
-        PurchaseLimitChanged {
+        PurchaseLimitChanged,
+        DrawDecided {
 
   /** What begins the aggregate identifier of every SKU's stream in the event store. */
   String STREAM_PREFIX = "sku:";
@@ -47,5 +48,7 @@ public sealed interface SkuEvent
     void on(StockAdjusted event);
 
     void on(PurchaseLimitChanged event);
+
+    void on(DrawDecided event);
   }
 }
