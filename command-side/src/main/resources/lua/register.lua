@@ -11,6 +11,7 @@
 -- ARGV[6]   the version of the schedule (its event's sequence number in the SKU's stream), written
 --           with the counters (fields opensAt, closesAt, scheduleVersion, as sale.lua writes them),
 --           so that no reservation is admitted between the seeding and the schedule
+-- ARGV[7]   optional, after ARGV[6]: the pre-queue in ms before opensAt (0: none; field prequeue)
 --
 -- Returns:
 --   {1}                            SEEDED: the counters did not exist and now do
@@ -42,11 +43,11 @@ local function integer(value, min, max)
   return number
 end
 
-if #KEYS ~= 1 or (#ARGV ~= 3 and #ARGV ~= 6) then
-  return redis.error_reply('ERR_ARGUMENT expected 1 key and 3 or 6 arguments')
+if #KEYS ~= 1 or (#ARGV ~= 3 and #ARGV ~= 6 and #ARGV ~= 7) then
+  return redis.error_reply('ERR_ARGUMENT expected 1 key and 3, 6 or 7 arguments')
 end
 local window = {}
-if #ARGV == 6 then
+if #ARGV >= 6 then
   local opens = ARGV[4] == '-' and '-' or integer(ARGV[4], 0)
   local closes = ARGV[5] == '-' and '-' or integer(ARGV[5], 0)
   local version = integer(ARGV[6], 0)
@@ -70,6 +71,16 @@ if #ARGV == 6 then
   end
   table.insert(window, 'scheduleVersion')
   table.insert(window, ARGV[6])
+  if #ARGV == 7 then
+    local prequeue = integer(ARGV[7], 0)
+    if prequeue == nil or (prequeue > 0 and opens == '-') then
+      return redis.error_reply('ERR_ARGUMENT prequeue')
+    end
+    if prequeue > 0 then
+      table.insert(window, 'prequeue')
+      table.insert(window, ARGV[7])
+    end
+  end
 end
 local initial = integer(ARGV[1], 0)
 local limit = integer(ARGV[2], -1)

@@ -60,9 +60,13 @@
 -- ARGV[7]          how many entries the decision stream may hold before refusals are dropped
 --                  (counted in KEYS[5]): the backlog the database may fall behind by. Nothing is
 --                  ever trimmed: admitted decisions are appended whatever the stream's length
--- ARGV[8]          1: an INSUFFICIENT refusal is a decision (recorded); 0: it is tentative, not
---                  recorded, because the caller will gather units from the SKU's other buckets
---                  and try again (it then records the decision it ends with)
+-- ARGV[8]          flags, the sum of: 1: an INSUFFICIENT refusal is a decision (recorded);
+--                  without it the refusal is tentative, not recorded, because the caller will
+--                  gather units from the SKU's other buckets and try again (it then records the
+--                  decision it ends with); 2: a call of the pre-queue's draw: a draw pending on
+--                  a line does not hold it back (DRAW_IN_PROGRESS below), and a refusal is kept
+--                  in the intent record (state REFUSED, field refusal: the reply) so that the
+--                  reservation is decided once
 -- ARGV[7+2i]       skuId of line i
 -- ARGV[8+2i]       quantity of line i, an integer from 1 to 2^31-1
 --
@@ -79,7 +83,10 @@
 --                                                 caller is counted as one more of its recorders
 --                                                 (field recorders) and must store it, else 0.
 --                                                 epoch: the gate epoch of that admission (-1 for
---                                                 an intent written before intents kept it)
+--                                                 an intent written before intents kept it).
+--                                                 state REFUSED: refused by the draw; the 8th
+--                                                 element is the refusal's reply, its numbers
+--                                                 joined by spaces
 --   {3}                                           REUSED: the id is known with other content, or
 --                                                 (with a given sequence) of another admission
 --   {4, lineIndex, sequence}                      INSUFFICIENT: not enough available stock
@@ -93,6 +100,14 @@
 --   {9, lineIndex, closesAt, sequence}            SALE_CLOSED: TIME is at or after closesAt
 --   {10, lineIndex, sequence}                     SALE_PAUSED: the SKU's sale is paused
 --                                                 (sequence -1 for each: dropped, counted in KEYS[5])
+--   {11, opensAt, now}                            QUEUED: every line is a SKU in its pre-queue
+--                                                 (prequeue ms before opensAt, by TIME) with the
+--                                                 same opensAt: the caller queues it for the draw;
+--                                                 nothing written, no decision
+--   {12, lineIndex, opensAt}                      DRAW_IN_PROGRESS: TIME is at or after the line's
+--                                                 opensAt and its pre-queue's draw is not decided
+--                                                 yet (field drawn is not opensAt); nothing
+--                                                 written, no decision
 --   {7, bucket, retryAfterMillis}                 RATE_LIMITED: token bucket number bucket (1-based,
 --                                                 the first short one) holds less than one token;
 --                                                 nothing written, no decision. retryAfterMillis
@@ -100,7 +115,10 @@
 --   error "ERR_ARGUMENT <reason>"                 malformed call; nothing written
 --   error "ERR_TYPE <key>"                        a key holds the wrong Redis type; nothing written
 -- The sale's state is checked before stock and limits, for every line in line order before any
--- line's stock: per line not open, then closed, then paused; the first line that fails answers.
+-- line's stock: per line not open (a line in its pre-queue is queueable instead), then closed,
+-- then paused, then a draw in progress; the first line that fails answers. A reservation whose
+-- lines are all queueable with one opensAt is QUEUED; one mixing a queueable line with an open
+-- line, or two opensAt, is SALE_NOT_OPEN for the first line that cannot be queued with the rest.
 -- Its clock is this Redis's TIME, read only when a line has a bound (a SKU with no schedule costs
 -- no call). Stock and limits follow, line by line: insufficient, then limit exceeded.
 -- Every check runs before the first write. Every reply but CLOSED, RATE_LIMITED and the errors
@@ -303,10 +321,12 @@ local backlog = integer(ARGV[7], 1, 9007199254740991)
 if backlog == nil then
   return argument_error('backlog')
 end
-local final = integer(ARGV[8], 0, 1)
-if final == nil then
+local flags = integer(ARGV[8], 0, 3)
+if flags == nil then
   return argument_error('final')
 end
+local final = flags % 2
+local drawing = flags >= 2
 
 -- Merge lines of the same SKU.
 local merged = {}
@@ -356,7 +376,7 @@ end
 
 -- A reservation id is admitted at most once.
 local intent = redis.call('HMGET', KEYS[1], 'fingerprint', 'sequence', 'admittedAt', 'expiresAt', 'state',
-  'epoch')
+  'epoch', 'refusal')
 if intent[1] then
   take_tokens()
   if intent[1] ~= fingerprint or (given > 0 and tonumber(intent[2]) ~= given) then
@@ -369,6 +389,9 @@ if intent[1] then
     redis.call('HINCRBY', KEYS[1], 'recorders', 1)
     recording = 1
   end
+  if intent[5] == 'REFUSED' then
+    return { 2, tonumber(intent[2]), 0, 0, intent[5], 0, tonumber(intent[6] or '-1'), intent[7] }
+  end
   return { 2, tonumber(intent[2]), tonumber(intent[3]), tonumber(intent[4]), intent[5], recording,
     tonumber(intent[6] or '-1') }
 end
@@ -378,7 +401,7 @@ local scheduled = false
 local paused = false
 for index, line in ipairs(merged) do
   local counters = redis.call('HMGET', line.counters, 'available', 'limit', 'opensAt', 'closesAt',
-    'paused')
+    'paused', 'prequeue', 'drawn')
   if counters[1] == false then
     take_tokens()
     return { 6, index - 1 }
@@ -394,6 +417,10 @@ for index, line in ipairs(merged) do
     line.closes = counters[4] and tonumber(counters[4])
     if line.opens == nil or line.closes == nil then
       return redis.error_reply('ERR_TYPE ' .. line.counters)
+    end
+    if counters[6] and line.opens then
+      line.prequeue = tonumber(counters[6])
+      line.drawn = counters[7] and tonumber(counters[7])
     end
     scheduled = true
   end
@@ -463,17 +490,47 @@ if scheduled then
   local time = redis.call('TIME')
   clock = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 end
+-- A refusal by the draw is kept in the intent record, so that the reservation is decided once:
+-- a repeat, or the draw going on after a crash, is answered DUPLICATE with the refusal.
+local function refused(reply)
+  if drawing then
+    redis.call('HSET', KEYS[1], 'state', 'REFUSED', 'user', user, 'fingerprint', fingerprint,
+      'sequence', reply[#reply], 'epoch', gate_epoch, 'refusal', table.concat(reply, ' '))
+  end
+  return reply
+end
+
 if scheduled or paused then
+  local queue_at
+  local queue_line
+  local open_line = false
   for index, line in ipairs(merged) do
     if line.opens and clock < line.opens then
-      return { 8, index - 1, line.opens, decide('N', false), clock }
+      if line.prequeue and clock >= line.opens - line.prequeue
+          and (queue_at == nil or queue_at == line.opens) then
+        queue_at = line.opens
+        queue_line = queue_line or index
+      else
+        return { 8, index - 1, line.opens, decide('N', false), clock }
+      end
+    else
+      open_line = true
     end
     if line.closes and clock >= line.closes then
-      return { 9, index - 1, line.closes, decide('C', false) }
+      return refused({ 9, index - 1, line.closes, decide('C', false) })
     end
     if line.paused then
-      return { 10, index - 1, decide('P', false) }
+      return refused({ 10, index - 1, decide('P', false) })
     end
+    if line.prequeue and not drawing and clock >= line.opens and line.drawn ~= line.opens then
+      return { 12, index - 1, line.opens }
+    end
+  end
+  if queue_at then
+    if open_line then
+      return { 8, queue_line - 1, queue_at, decide('N', false), clock }
+    end
+    return { 11, queue_at, clock }
   end
 end
 
@@ -482,12 +539,12 @@ for index, line in ipairs(merged) do
     if final == 0 then
       return { 4, index - 1, 0 }
     end
-    return { 4, index - 1, decide('I', false) }
+    return refused({ 4, index - 1, decide('I', false) })
   end
   if line.limit >= 0 then
     local held = tonumber(redis.call('HGET', line.holders, user) or '0')
     if held + line.quantity > line.limit then
-      return { 5, index - 1, line.limit, held, decide('L', false) }
+      return refused({ 5, index - 1, line.limit, held, decide('L', false) })
     end
   end
 end

@@ -4,16 +4,21 @@
 -- PurchaseLimitChanged), written by the command that stored the event and again by a follower
 -- that may replay them late, twice or out of order. Each write carries the event's sequence number
 -- in the SKU's stream and is applied only when it is newer than the one stored for its part of the
--- state: one version per part (scheduleVersion, pauseVersion, limitVersion), so that a late pause
--- never undoes a newer schedule or limit, nor a late schedule a newer pause.
+-- state: one version per part (scheduleVersion, pauseVersion, limitVersion, drawnVersion), so that
+-- a late pause never undoes a newer schedule or limit, nor a late schedule a newer pause.
 --
 -- KEYS[1]   counters of the SKU (hash)   stockade:{<t>}:sku:<skuId>
---           fields written: opensAt and closesAt (epoch ms; absent: no bound) and scheduleVersion;
---           paused (0 or 1) and pauseVersion; limit (-1: none) and limitVersion
--- ARGV[1]   part: schedule, pause or limit
+--           fields written: opensAt and closesAt (epoch ms; absent: no bound), prequeue (ms before
+--           opensAt the pre-queue opens; absent: none) and scheduleVersion; paused (0 or 1) and
+--           pauseVersion; limit (-1: none) and limitVersion; drawn (the opensAt whose pre-queue
+--           draw is decided: DrawDecided) and drawnVersion. With a pre-queue, the reservations
+--           arriving from opensAt wait until drawn is opensAt (reserve.lua)
+-- ARGV[1]   part: schedule, pause, limit or drawn
 -- ARGV[2]   version: the event's sequence number, an integer from 0 to 2^53-1
 -- ARGV[3..] for schedule: opensAt, closesAt, each an integer from 0 to 2^53-1 or "-" for no
---           bound (opensAt before closesAt when both are given)
+--           bound (opensAt before closesAt when both are given), and the pre-queue in ms (0: none;
+--           only with an opensAt)
+--           for drawn: the opensAt whose draw is decided
 --           for pause: 1 (paused) or 0 (resumed)
 --           for limit: the per-user limit, an integer >= 0, or -1 for none
 --
@@ -49,9 +54,9 @@ local function integer(value, min, max)
 end
 
 local part = ARGV[1]
-local expected = { schedule = 4, pause = 3, limit = 3 }
+local expected = { schedule = 5, pause = 3, limit = 3, drawn = 3 }
 if #KEYS ~= 1 or part == nil or expected[part] == nil then
-  return redis.error_reply('ERR_ARGUMENT expected 1 key and a part: schedule, pause or limit')
+  return redis.error_reply('ERR_ARGUMENT expected 1 key and a part: schedule, pause, limit or drawn')
 end
 if #ARGV ~= expected[part] then
   return redis.error_reply('ERR_ARGUMENT expected ' .. expected[part] .. ' arguments for ' .. part)
@@ -74,7 +79,17 @@ if part == 'schedule' then
   if opens ~= true and closes ~= true and opens >= closes then
     return redis.error_reply('ERR_ARGUMENT opensAt must be before closesAt')
   end
-  fields = { opensAt = opens, closesAt = closes }
+  local prequeue = integer(ARGV[5], 0)
+  if prequeue == nil or (prequeue > 0 and opens == true) then
+    return redis.error_reply('ERR_ARGUMENT prequeue')
+  end
+  fields = { opensAt = opens, closesAt = closes, prequeue = prequeue == 0 or prequeue }
+elseif part == 'drawn' then
+  local drawn = integer(ARGV[3], 0)
+  if drawn == nil then
+    return redis.error_reply('ERR_ARGUMENT drawn')
+  end
+  fields = { drawn = drawn }
 elseif part == 'pause' then
   local paused = integer(ARGV[3], 0, 1)
   if paused == nil then

@@ -13,6 +13,8 @@ public final class CommandProblems {
 
   public static final String EVENT_STORE_UNAVAILABLE = "event-store-unavailable";
 
+  public static final String DRAW_IN_PROGRESS = "draw-in-progress";
+
   public static final String GATE_UNAVAILABLE = "gate-unavailable";
 
   public static final String INSUFFICIENT_STOCK = "insufficient-stock";

@@ -35,6 +35,10 @@ public sealed interface AdmissionDecision {
     T saleClosed(SaleClosed saleClosed);
 
     T salePaused(SalePaused salePaused);
+
+    T queued(Queued queued);
+
+    T drawInProgress(DrawInProgress drawInProgress);
   }
 
   <T> T accept(Cases<T> cases);
@@ -189,6 +193,34 @@ public sealed interface AdmissionDecision {
     @Override
     public <T> T accept(Cases<T> cases) {
       return cases.salePaused(this);
+    }
+  }
+
+  /**
+   * Every line is a SKU in its pre-queue, all opening at {@code opensAt}: the reservation is not
+   * decided now but queued for the draw (nothing was taken, no decision made). {@code now} is the
+   * gate's time.
+   *
+   * @param drawCommitment the draw's commitment once the reservation is queued in the record;
+   *     {@code null} in the gate's answer, which only says it is to be queued
+   */
+  record Queued(Instant opensAt, Instant now, String drawCommitment) implements AdmissionDecision {
+
+    @Override
+    public <T> T accept(Cases<T> cases) {
+      return cases.queued(this);
+    }
+  }
+
+  /**
+   * The line's SKU opened at {@code opensAt} with a pre-queue whose draw is not decided yet:
+   * reservations arriving after the opening wait for the whole queue (nothing taken, no decision).
+   */
+  record DrawInProgress(String skuId, int lineIndex, Instant opensAt) implements AdmissionDecision {
+
+    @Override
+    public <T> T accept(Cases<T> cases) {
+      return cases.drawInProgress(this);
     }
   }
 }

@@ -44,7 +44,13 @@ public interface AdmissionGate {
    * @param opensAt null for no bound
    * @param closesAt null for no bound
    */
-  record Schedule(Instant opensAt, Instant closesAt, long version) {}
+  record Schedule(Instant opensAt, Instant closesAt, long version, int prequeueSeconds) {
+
+    /** A window without a pre-queue. */
+    public Schedule(Instant opensAt, Instant closesAt, long version) {
+      this(opensAt, closesAt, version, 0);
+    }
+  }
 
   /** Takes every line of the reservation, or none. */
   AdmissionDecision reserve(Admission admission);
@@ -174,8 +180,31 @@ public interface AdmissionGate {
    *
    * @param opensAt null for no bound
    * @param closesAt null for no bound
+   * @param prequeueSeconds the pre-queue before {@code opensAt} (0: none): reserve answers QUEUED
+   *     in it, and from {@code opensAt} DRAW_IN_PROGRESS until {@link #drawn} marks its draw
+   *     decided
    */
-  SaleWrite schedule(String skuId, long version, Instant opensAt, Instant closesAt);
+  SaleWrite schedule(
+      String skuId, long version, Instant opensAt, Instant closesAt, int prequeueSeconds);
+
+  /** {@link #schedule(String, long, Instant, Instant, int)} without a pre-queue. */
+  default SaleWrite schedule(String skuId, long version, Instant opensAt, Instant closesAt) {
+    return schedule(skuId, version, opensAt, closesAt, 0);
+  }
+
+  /**
+   * Marks the pre-queue's draw at {@code opensAt} decided for the SKU in every bucket (version: the
+   * sequence number of its {@code DrawDecided}): from then on reservations after {@code opensAt}
+   * are decided as they arrive.
+   */
+  SaleWrite drawn(String skuId, long version, Instant opensAt);
+
+  /**
+   * Decides one queued reservation for the pre-queue's draw, as {@link #reserve} would decide it
+   * now, through a draw in progress; a refusal is kept by the gate, so that a repeat (of the draw
+   * or of the client) is answered with it.
+   */
+  AdmissionDecision draw(Admission admission);
 
   /**
    * Pauses ({@code paused}) or resumes the SKU's sale in every bucket, if {@code version} is newer

@@ -7,6 +7,7 @@ import io.stockade.api.reservation.ReservationLine;
 import io.stockade.api.reservation.StockConfirmed;
 import io.stockade.api.reservation.StockReleased;
 import io.stockade.api.reservation.StockReserved;
+import io.stockade.api.sku.DrawDecided;
 import io.stockade.api.sku.PurchaseLimitChanged;
 import io.stockade.api.sku.SalePaused;
 import io.stockade.api.sku.SaleResumed;
@@ -56,7 +57,16 @@ final class GateImage implements StreamFold {
     Long opensAt;
 
     Long closesAt;
+
+    /** The pre-queue before opensAt, ms (0: none). */
+    long prequeue;
+
     long scheduleVersion = -1;
+
+    /** The opening whose pre-queue's draw is decided (DrawDecided), epoch ms; null for none. */
+    Long drawn;
+
+    long drawnVersion = -1;
     boolean paused;
     long pauseVersion = -1;
 
@@ -159,7 +169,16 @@ final class GateImage implements StreamFold {
     sku.version++;
     sku.opensAt = scheduled.opensAt() == null ? null : scheduled.opensAt().toEpochMilli();
     sku.closesAt = scheduled.closesAt() == null ? null : scheduled.closesAt().toEpochMilli();
+    sku.prequeue = sku.opensAt == null ? 0 : scheduled.prequeueSeconds() * 1000L;
     sku.scheduleVersion = sku.version;
+  }
+
+  @Override
+  public void on(DrawDecided decided) {
+    Sku sku = sku(decided.skuId());
+    sku.version++;
+    sku.drawn = decided.opensAt().toEpochMilli();
+    sku.drawnVersion = sku.version;
   }
 
   @Override

@@ -531,6 +531,17 @@ class GateRebuild {
         if (sku.closesAt != null) {
           Collections.addAll(counters, "closesAt", String.valueOf(sku.closesAt));
         }
+        if (sku.prequeue > 0) {
+          Collections.addAll(counters, "prequeue", String.valueOf(sku.prequeue));
+        }
+      }
+      if (sku.drawnVersion >= 0) {
+        Collections.addAll(
+            counters,
+            "drawn",
+            String.valueOf(sku.drawn),
+            "drawnVersion",
+            String.valueOf(sku.drawnVersion));
       }
       if (sku.pauseVersion >= 0) {
         Collections.addAll(

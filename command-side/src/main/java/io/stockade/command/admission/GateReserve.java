@@ -37,6 +37,9 @@ final class GateReserve {
 
   private static final int DUPLICATE = 2;
 
+  /** The state of an intent the pre-queue's draw refused. */
+  private static final String REFUSED = "REFUSED";
+
   private final GateScripts scripts;
   private final GateLayout layout;
   private final BucketPlacements placements;
@@ -69,23 +72,32 @@ final class GateReserve {
    * refused as short only when all the buckets together are.
    */
   AdmissionDecision reserve(Admission admission) {
+    return reserve(admission, false);
+  }
+
+  /**
+   * As {@link #reserve(Admission)}; {@code drawing} for a call of the pre-queue's draw, which a
+   * draw in progress does not hold back and whose refusal the gate keeps (reserve.lua).
+   */
+  AdmissionDecision reserve(Admission admission, boolean drawing) {
     try {
       GateSession session = scripts.session();
       // Where units may be gathered from other buckets, a refusal for want of stock is tentative
       // until the gathering is done: not recorded as a decision, and asked again as a final one.
       boolean tentative = placements.inBuckets(admission.lines());
       // The first call takes the request's rate-limit tokens; the calls after it take none.
-      AdmissionDecision decision = admit(session, admission, admission.buckets(), !tentative);
+      AdmissionDecision decision =
+          admit(session, admission, admission.buckets(), !tentative, drawing);
       for (int round = 0; round < CONSOLIDATIONS; round++) {
         if (!(decision instanceof AdmissionDecision.Insufficient insufficient)
             || placements.placement(insufficient.skuId()).size() == 1) {
-          return finalDecision(session, admission, decision, tentative);
+          return finalDecision(session, admission, decision, tentative, drawing);
         }
         long wanted = admission.lines().get(insufficient.lineIndex()).quantity();
         if (!moves.consolidate(session, insufficient.skuId(), admission.userId(), wanted)) {
-          return finalDecision(session, admission, decision, tentative);
+          return finalDecision(session, admission, decision, tentative, drawing);
         }
-        decision = admit(session, admission, List.of(), !tentative);
+        decision = admit(session, admission, List.of(), !tentative, drawing);
       }
       return decision instanceof AdmissionDecision.Insufficient
           ? new AdmissionDecision.Unavailable("Stock is being moved between buckets")
@@ -97,9 +109,13 @@ final class GateReserve {
 
   /** The decision to answer: a tentative refusal for want of stock is made again as a final one. */
   private AdmissionDecision finalDecision(
-      GateSession session, Admission admission, AdmissionDecision decision, boolean tentative) {
+      GateSession session,
+      Admission admission,
+      AdmissionDecision decision,
+      boolean tentative,
+      boolean drawing) {
     return tentative && decision instanceof AdmissionDecision.Insufficient
-        ? admit(session, admission, List.of(), true)
+        ? admit(session, admission, List.of(), true, drawing)
         : decision;
   }
 
@@ -108,11 +124,16 @@ final class GateReserve {
    * @param decided whether a refusal for want of stock is the final decision (recorded)
    */
   private AdmissionDecision admit(
-      GateSession session, Admission admission, List<TokenBucket> buckets, boolean decided) {
+      GateSession session,
+      Admission admission,
+      List<TokenBucket> buckets,
+      boolean decided,
+      boolean drawing) {
+    int flags = (decided ? 1 : 0) + (drawing ? 2 : 0);
     if (layout.partitions().size() == 1) {
       Partition only = layout.partition(0);
       List<Object> reply =
-          reservePart(session, admission, only, admission.lines(), buckets, 0, decided);
+          reservePart(session, admission, only, admission.lines(), buckets, 0, flags);
       return decision(reply, admission.lines(), admission.lines(), session.epoch());
     }
     Map<Partition, List<ReservationLine>> parts = new TreeMap<>(BucketPlacements.BY_INDEX);
@@ -126,10 +147,10 @@ final class GateReserve {
     if (parts.size() == 1) {
       Map.Entry<Partition, List<ReservationLine>> only = parts.entrySet().iterator().next();
       List<Object> reply =
-          reservePart(session, admission, only.getKey(), only.getValue(), buckets, 0, decided);
+          reservePart(session, admission, only.getKey(), only.getValue(), buckets, 0, flags);
       return decision(reply, admission.lines(), only.getValue(), session.epoch());
     }
-    return reserveParts(session, admission, parts, buckets, decided);
+    return reserveParts(session, admission, parts, buckets, flags);
   }
 
   private AdmissionDecision reserveParts(
@@ -137,7 +158,7 @@ final class GateReserve {
       Admission admission,
       Map<Partition, List<ReservationLine>> parts,
       List<TokenBucket> buckets,
-      boolean decided) {
+      int flags) {
     List<Object> first = null;
     long sequence = 0;
     boolean recording = false;
@@ -156,7 +177,7 @@ final class GateReserve {
                 part.getValue(),
                 first == null ? buckets : List.of(),
                 sequence,
-                decided);
+                flags);
       } catch (DataAccessException | GateClosedException e) {
         leave(admission.reservationId(), new AdmissionId(sequence, session.epoch()), joined);
         throw e;
@@ -199,7 +220,7 @@ final class GateReserve {
       List<ReservationLine> lines,
       List<TokenBucket> buckets,
       long sequence,
-      boolean decided) {
+      int flags) {
     List<String> keys = new ArrayList<>();
     List<Object> args = new ArrayList<>();
     args.add(buckets.size());
@@ -220,7 +241,7 @@ final class GateReserve {
     args.add(sequence);
     args.add(partition.index());
     args.add(decisionBacklog);
-    args.add(decided ? 1 : 0);
+    args.add(flags);
     for (ReservationLine line : lines) {
       keys.add(partition.counters(line.skuId()));
       keys.add(partition.holders(line.skuId()));
@@ -257,7 +278,7 @@ final class GateReserve {
   private static AdmissionDecision decision(
       List<Object> reply, List<ReservationLine> lines, List<ReservationLine> part, long epoch) {
     int code = code(reply);
-    boolean refused = code >= 4 && code <= 6 || code >= 8 && code <= 10;
+    boolean refused = code >= 4 && code <= 6 || code >= 8 && code <= 10 || code == 12;
     String skuId = refused ? part.get(number(reply, 1).intValue()).skuId() : null;
     int index = refused ? indexOf(lines, skuId) : -1;
     switch (code) {
@@ -265,6 +286,14 @@ final class GateReserve {
         return new AdmissionDecision.Admitted(
             number(reply, 1), instant(reply, 2), instant(reply, 3), epoch);
       case 2:
+        if (REFUSED.equals(String.valueOf(reply.get(4))) && reply.size() > 7) {
+          // Refused by the draw: answered as the refusal it was.
+          List<Object> refusal = new ArrayList<>();
+          for (String number : String.valueOf(reply.get(7)).split(" ")) {
+            refusal.add(Long.valueOf(number));
+          }
+          return decision(refusal, lines, part, epoch);
+        }
         return new AdmissionDecision.Duplicate(
             number(reply, 1),
             instant(reply, 2),
@@ -291,6 +320,10 @@ final class GateReserve {
         return new AdmissionDecision.SaleClosed(skuId, index, instant(reply, 2));
       case 10:
         return new AdmissionDecision.SalePaused(skuId, index);
+      case 11:
+        return new AdmissionDecision.Queued(instant(reply, 1), instant(reply, 2), null);
+      case 12:
+        return new AdmissionDecision.DrawInProgress(skuId, index, instant(reply, 2));
       default:
         throw new IllegalStateException("Unknown reply of reserve.lua " + reply);
     }

@@ -34,8 +34,19 @@ final class GateSale {
     this.placements = placements;
   }
 
-  SaleWrite schedule(String skuId, long version, Instant opensAt, Instant closesAt) {
-    return write(skuId, "schedule", version, bound(opensAt), bound(closesAt));
+  SaleWrite schedule(
+      String skuId, long version, Instant opensAt, Instant closesAt, int prequeueSeconds) {
+    return write(
+        skuId,
+        "schedule",
+        version,
+        bound(opensAt),
+        bound(closesAt),
+        opensAt == null ? 0 : prequeueSeconds * 1000L);
+  }
+
+  SaleWrite drawn(String skuId, long version, Instant opensAt) {
+    return write(skuId, "drawn", version, opensAt.toEpochMilli());
   }
 
   SaleWrite pause(String skuId, long version, boolean paused) {

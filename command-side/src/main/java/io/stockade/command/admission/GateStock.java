@@ -48,7 +48,8 @@ final class GateStock {
             : List.of(
                 schedule.opensAt() == null ? "-" : schedule.opensAt().toEpochMilli(),
                 schedule.closesAt() == null ? "-" : schedule.closesAt().toEpochMilli(),
-                schedule.version());
+                schedule.version(),
+                schedule.prequeueSeconds() * 1000L);
     List<Partition> placement;
     try {
       GateSession session = scripts.session();

@@ -125,8 +125,19 @@ class RedisAdmissionGate implements AdmissionGate {
   }
 
   @Override
-  public SaleWrite schedule(String skuId, long version, Instant opensAt, Instant closesAt) {
-    return sale.schedule(skuId, version, opensAt, closesAt);
+  public SaleWrite schedule(
+      String skuId, long version, Instant opensAt, Instant closesAt, int prequeueSeconds) {
+    return sale.schedule(skuId, version, opensAt, closesAt, prequeueSeconds);
+  }
+
+  @Override
+  public SaleWrite drawn(String skuId, long version, Instant opensAt) {
+    return sale.drawn(skuId, version, opensAt);
+  }
+
+  @Override
+  public AdmissionDecision draw(Admission admission) {
+    return reserve.reserve(admission, true);
   }
 
   @Override

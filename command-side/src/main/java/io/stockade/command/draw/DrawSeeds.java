@@ -2,6 +2,7 @@ package io.stockade.command.draw;
 
 import io.stockade.api.draw.DrawSeed;
 import java.time.Instant;
+import java.util.List;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Repository;
 
@@ -25,19 +26,26 @@ public class DrawSeeds {
   }
 
   /**
-   * The commitment of the draw at {@code opensAt} (to the millisecond), its seed made if need be.
+   * The commitment of the draw at {@code opensAt} (to the millisecond), its seed made if need be,
+   * with {@code skuId} among the SKUs of that draw.
    */
-  public String commitmentFor(Instant opensAt) {
+  public String commitmentFor(Instant opensAt, String skuId) {
+    long opening = opensAt.toEpochMilli();
+    jdbc.update("insert ignore into draw_sku (opens_at, sku_id) values (?, ?)", opening, skuId);
+    List<String> made =
+        jdbc.queryForList(
+            "select commitment from draw_seed where opens_at = ?", String.class, opening);
+    if (!made.isEmpty()) {
+      return made.get(0);
+    }
     DrawSeed fresh = DrawSeed.random();
     jdbc.update(
         "insert into draw_seed (opens_at, seed, commitment) values (?, ?, ?)"
             + " on duplicate key update opens_at = opens_at",
-        opensAt.toEpochMilli(),
+        opening,
         fresh.hex(),
         fresh.commitment());
     return jdbc.queryForObject(
-        "select commitment from draw_seed where opens_at = ?",
-        String.class,
-        opensAt.toEpochMilli());
+        "select commitment from draw_seed where opens_at = ?", String.class, opening);
   }
 }

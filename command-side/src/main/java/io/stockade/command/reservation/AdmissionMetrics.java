@@ -28,6 +28,8 @@ class AdmissionMetrics {
   private final Counter saleNotOpen;
   private final Counter saleClosed;
   private final Counter salePaused;
+  private final Counter queued;
+  private final Counter drawInProgress;
   private final Counter failed;
   private final Timer gateLatency;
   private final AdmissionDecision.Cases<Counter> counters = new Counters();
@@ -44,6 +46,8 @@ class AdmissionMetrics {
     saleNotOpen = counter(meters, "refused", CommandProblems.SALE_NOT_OPEN);
     saleClosed = counter(meters, "refused", CommandProblems.SALE_CLOSED);
     salePaused = counter(meters, "refused", CommandProblems.SALE_PAUSED);
+    queued = counter(meters, "queued", "none");
+    drawInProgress = counter(meters, "unavailable", CommandProblems.DRAW_IN_PROGRESS);
     failed = counter(meters, "failed", "recording-failed");
     gateLatency =
         Timer.builder("stockade.gate.latency")
@@ -141,6 +145,16 @@ class AdmissionMetrics {
     @Override
     public Counter rateLimited(AdmissionDecision.RateLimited decision) {
       return null;
+    }
+
+    @Override
+    public Counter queued(AdmissionDecision.Queued decision) {
+      return queued;
+    }
+
+    @Override
+    public Counter drawInProgress(AdmissionDecision.DrawInProgress decision) {
+      return drawInProgress;
     }
   }
 }

@@ -6,6 +6,7 @@ import io.stockade.api.reservation.ReservationExtended;
 import io.stockade.api.reservation.StockConfirmed;
 import io.stockade.api.reservation.StockReleased;
 import io.stockade.api.reservation.StockReserved;
+import io.stockade.api.sku.DrawDecided;
 import io.stockade.api.sku.PurchaseLimitChanged;
 import io.stockade.api.sku.SalePaused;
 import io.stockade.api.sku.SaleResumed;
@@ -75,7 +76,9 @@ class GateFollower implements ReservationEvent.Fold {
         new SkuEvent.Fold() {
           @Override
           public void on(SaleScheduled scheduled) {
-            window[0] = new AdmissionGate.Schedule(scheduled.opensAt(), scheduled.closesAt(), 1);
+            window[0] =
+                new AdmissionGate.Schedule(
+                    scheduled.opensAt(), scheduled.closesAt(), 1, scheduled.prequeueSeconds());
           }
 
           @Override
@@ -95,6 +98,9 @@ class GateFollower implements ReservationEvent.Fold {
 
           @Override
           public void on(PurchaseLimitChanged changed) {}
+
+          @Override
+          public void on(DrawDecided decided) {}
         });
     return window[0];
   }
@@ -160,7 +166,14 @@ class GateFollower implements ReservationEvent.Fold {
 
     @Override
     public void on(SaleScheduled event) {
-      written(gate.schedule(skuId, sequence, event.opensAt(), event.closesAt()));
+      written(
+          gate.schedule(
+              skuId, sequence, event.opensAt(), event.closesAt(), event.prequeueSeconds()));
+    }
+
+    @Override
+    public void on(DrawDecided event) {
+      written(gate.drawn(skuId, sequence, event.opensAt()));
     }
 
     @Override

@@ -232,6 +232,10 @@ class ReservationController {
   record ReservationResponse(
       String reservationId, String status, List<ReservationLine> lines, Instant expiresAt) {}
 
+  /** 202: queued for the pre-queue's draw at {@code opensAt}. */
+  record QueuedResponse(
+      String reservationId, String status, Instant opensAt, String drawCommitment) {}
+
   @PostMapping
   @ApiResponse(
       responseCode = "201",
@@ -241,6 +245,10 @@ class ReservationController {
       responseCode = "200",
       description = "A retry with the same content",
       content = @Content(schema = @Schema(implementation = ReservationResponse.class)))
+  @ApiResponse(
+      responseCode = "202",
+      description = "Queued in the sale's pre-queue for the draw at its opening",
+      content = @Content(schema = @Schema(implementation = QueuedResponse.class)))
   @Problem(status = 404, codes = CommandProblems.UNKNOWN_SKU)
   @Problem(
       status = 409,
@@ -256,7 +264,11 @@ class ReservationController {
   @Problem(status = 429, codes = CommandProblems.RATE_LIMITED)
   @Problem(
       status = 503,
-      codes = {CommandProblems.GATE_UNAVAILABLE, CommandProblems.EVENT_STORE_UNAVAILABLE})
+      codes = {
+        CommandProblems.GATE_UNAVAILABLE,
+        CommandProblems.EVENT_STORE_UNAVAILABLE,
+        CommandProblems.DRAW_IN_PROGRESS
+      })
   ResponseEntity<?> reserve(@RequestBody @Valid ReserveRequest request, Principal caller) {
     LoggingContext.reservation(request.reservationId());
     List<ReserveRequest.MergedLine> merged = request.mergedLines();
@@ -398,6 +410,33 @@ class ReservationController {
     @Override
     public ResponseEntity<?> rateLimited(AdmissionDecision.RateLimited limited) {
       return ProblemResponses.response(limits.refused(limited));
+    }
+
+    /** Queued for the pre-queue's draw (api.md 1.2, "Fair start"): decided at the opening. */
+    @Override
+    public ResponseEntity<?> queued(AdmissionDecision.Queued queued) {
+      return ResponseEntity.status(HttpStatus.ACCEPTED)
+          .body(
+              new QueuedResponse(
+                  request.reservationId(), "QUEUED", queued.opensAt(), queued.drawCommitment()));
+    }
+
+    /**
+     * The sale opened with a pre-queue whose draw is not decided: every reservation arriving after
+     * the opening comes after the whole queue.
+     */
+    @Override
+    public ResponseEntity<?> drawInProgress(AdmissionDecision.DrawInProgress inProgress) {
+      return ProblemResponses.response(
+          ProblemException.unavailable(
+              CommandProblems.DRAW_IN_PROGRESS,
+              "The sale of SKU "
+                  + inProgress.skuId()
+                  + " opened at "
+                  + inProgress.opensAt()
+                  + " with a pre-queue whose draw is being decided; nothing was reserved."
+                  + " Retry with the same reservationId.",
+              1));
     }
 
     @Override

@@ -9,6 +9,7 @@ import io.stockade.command.admission.AdmissionGate.Withdrawal;
 import io.stockade.command.admission.AdmissionId;
 import io.stockade.command.admission.GateEpochChangedException;
 import io.stockade.command.admission.TokenBucket;
+import io.stockade.command.draw.DrawQueue;
 import io.stockade.command.reservation.StoringReservations.StoringFailedException;
 import java.time.Clock;
 import java.time.Duration;
@@ -16,7 +17,9 @@ import java.time.Instant;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.dao.DataAccessException;
 import org.springframework.stereotype.Component;
+import org.springframework.transaction.TransactionException;
 
 /**
  * Reserves stock: the gate decides first, then the decision is recorded as an event. A crash
@@ -35,13 +38,16 @@ class ReservingStock {
   private final ReservationRecord stored;
   private final Clock clock;
   private final AdmissionMetrics metrics;
+  private final DrawQueue queue;
 
   ReservingStock(
       AdmissionGate gate,
       StoringReservations storing,
       ReservationRecord stored,
       Clock clock,
-      AdmissionMetrics metrics) {
+      AdmissionMetrics metrics,
+      DrawQueue queue) {
+    this.queue = queue;
     this.gate = gate;
     this.storing = storing;
     this.stored = stored;
@@ -120,6 +126,8 @@ class ReservingStock {
         // admission pending, gives its units back; nothing is held under the id.
         return new AdmissionDecision.Abandoned();
       }
+    } else if (decision instanceof AdmissionDecision.Queued queued) {
+      return queue(admission, queued);
     } else if (decision instanceof AdmissionDecision.Duplicate duplicate
         && RELEASED.equals(duplicate.state())
         && abandoned(reservationId)) {
@@ -128,6 +136,37 @@ class ReservingStock {
       return new AdmissionDecision.Abandoned();
     }
     return decision;
+  }
+
+  /**
+   * Queues a reservation the gate found in its pre-queue: recorded (its {@code ReservationQueued})
+   * before the 202.
+   */
+  private AdmissionDecision queue(Admission admission, AdmissionDecision.Queued queued) {
+    DrawQueue.Enqueued enqueued;
+    try {
+      enqueued =
+          queue.enqueue(
+              admission.reservationId(),
+              admission.userId(),
+              admission.lines(),
+              admission.hold(),
+              admission.fingerprint(),
+              queued.opensAt(),
+              admission.now());
+    } catch (DataAccessException | TransactionException e) {
+      log.warn("Reservation {} could not be queued", admission.reservationId(), e);
+      throw new RecordingFailedException(admission.reservationId(), e);
+    }
+    return switch (enqueued) {
+      case QUEUED ->
+          new AdmissionDecision.Queued(
+              queued.opensAt(), queued.now(), queue.commitment(queued.opensAt()));
+      case REUSED -> new AdmissionDecision.Reused();
+      case DRAW_STARTED ->
+          new AdmissionDecision.DrawInProgress(
+              admission.lines().get(0).skuId(), 0, queued.opensAt());
+    };
   }
 
   /** Whether the reservation's stream begins with the sweeper's tombstone. */

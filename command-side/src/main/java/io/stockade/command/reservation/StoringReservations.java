@@ -128,6 +128,14 @@ class StoringReservations {
    *     have committed all the same
    */
   boolean store(ReserveStockCommand command) {
+    return await(submit(command));
+  }
+
+  /**
+   * Queues the reservation for storing, without waiting: {@link #await} gives its outcome. The
+   * pre-queue's draw stores its admissions this way, many at a time, in the order it decides them.
+   */
+  CompletableFuture<Boolean> submit(ReserveStockCommand command) {
     // Built on the request's thread: the metadata comes from its logging context.
     Entry entry = new Entry(command, row(command));
     if (!open) {
@@ -137,8 +145,13 @@ class StoringReservations {
     if (!open && queue.remove(entry)) {
       throw new StoringFailedException(false, new IllegalStateException("Shutting down"));
     }
+    return entry.outcome;
+  }
+
+  /** The outcome of a {@link #submit}, as {@link #store} answers it. */
+  boolean await(CompletableFuture<Boolean> outcome) {
     try {
-      return entry.outcome.get(answerWithin.toMillis(), TimeUnit.MILLISECONDS);
+      return outcome.get(answerWithin.toMillis(), TimeUnit.MILLISECONDS);
     } catch (ExecutionException e) {
       if (e.getCause() instanceof RuntimeException failed) {
         throw failed;

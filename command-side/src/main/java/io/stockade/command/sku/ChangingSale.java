@@ -43,10 +43,16 @@ class ChangingSale {
    */
   Changed schedule(String skuId, Instant opensAt, Instant closesAt, int prequeueSeconds) {
     Instant now = views.gateNow(skuId);
-    String commitment = prequeueSeconds > 0 ? draws.commitmentFor(opensAt) : null;
+    String commitment = prequeueSeconds > 0 ? draws.commitmentFor(opensAt, skuId) : null;
     return changed(
         new ScheduleSaleCommand(skuId, opensAt, closesAt, prequeueSeconds, now, commitment),
-        sale -> gate.schedule(skuId, sale.scheduleVersion(), sale.opensAt(), sale.closesAt()));
+        sale ->
+            gate.schedule(
+                skuId,
+                sale.scheduleVersion(),
+                sale.opensAt(),
+                sale.closesAt(),
+                sale.prequeueSeconds()));
   }
 
   Changed pause(String skuId, String reason) {

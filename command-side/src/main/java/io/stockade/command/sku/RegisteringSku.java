@@ -42,7 +42,7 @@ class RegisteringSku {
                 asked.perUserLimit(),
                 asked.buckets(),
                 window,
-                draws.commitmentFor(window.opensAt()));
+                draws.commitmentFor(window.opensAt(), asked.skuId()));
     SkuState state;
     try {
       state = commands.sendAndWait(command);
@@ -58,7 +58,8 @@ class RegisteringSku {
       SaleSettings sale = views.sale(command.skuId());
       if (sale.scheduleVersion() >= 0) {
         schedule =
-            new AdmissionGate.Schedule(sale.opensAt(), sale.closesAt(), sale.scheduleVersion());
+            new AdmissionGate.Schedule(
+                sale.opensAt(), sale.closesAt(), sale.scheduleVersion(), sale.prequeueSeconds());
       }
     }
     gate.register(

@@ -5,6 +5,7 @@ import io.stockade.api.sku.AdjustmentReason;
 import io.stockade.api.sku.SaleSettings;
 import io.stockade.command.CommandProblems;
 import io.stockade.command.admission.GateUnavailableException;
+import io.stockade.command.draw.DrawQueue;
 import io.stockade.platform.openapi.Problem;
 import io.stockade.platform.web.Identifier;
 import io.stockade.platform.web.ProblemException;
@@ -42,8 +43,11 @@ class SaleController {
   private final ChangingSale changingSale;
   private final AdjustingStock adjustingStock;
   private final SkuViews views;
+  private final DrawQueue draws;
 
-  SaleController(ChangingSale changingSale, AdjustingStock adjustingStock, SkuViews views) {
+  SaleController(
+      ChangingSale changingSale, AdjustingStock adjustingStock, SkuViews views, DrawQueue draws) {
+    this.draws = draws;
     this.changingSale = changingSale;
     this.adjustingStock = adjustingStock;
     this.views = views;
@@ -113,9 +117,18 @@ class SaleController {
           "The sale of SKU " + skuId + " has no pre-queue, so no draw.",
           Map.of("skuId", skuId));
     }
-    // Nothing is queued yet: reservations in the pre-queue are refused as not open until the
-    // queue is built, so the draw has no reservation and reveals no seed.
-    return new DrawView(skuId, sale.opensAt(), sale.drawCommitment(), null, 0, 0, List.of());
+    DrawQueue.DrawState draw =
+        draws
+            .state(sale.opensAt(), skuId)
+            .orElseThrow(() -> new IllegalStateException("No seed for " + sale.opensAt()));
+    return new DrawView(
+        skuId,
+        sale.opensAt(),
+        draw.drawCommitment(),
+        draw.seed(),
+        draw.queued(),
+        draw.admitted(),
+        draw.order());
   }
 
   @PutMapping("/{skuId}/sale")

@@ -4,6 +4,8 @@ import static org.axonframework.modelling.command.AggregateLifecycle.apply;
 
 import io.stockade.api.sku.AdjustStockCommand;
 import io.stockade.api.sku.ChangePurchaseLimitCommand;
+import io.stockade.api.sku.DecideDrawCommand;
+import io.stockade.api.sku.DrawDecided;
 import io.stockade.api.sku.PauseSaleCommand;
 import io.stockade.api.sku.PurchaseLimitChanged;
 import io.stockade.api.sku.RegisterSkuCommand;
@@ -69,6 +71,11 @@ class Sku implements SkuEvent.Fold {
   private long pauseVersion = -1;
   private Integer perUserLimit;
   private long limitVersion;
+
+  /** The opening whose pre-queue's draw was decided last, and the sequence of its DrawDecided. */
+  private Instant drawnOpensAt;
+
+  private long drawnVersion = -1;
 
   /** The sequence number, in the stream, of the event being applied. */
   private long sequence;
@@ -137,8 +144,10 @@ class Sku implements SkuEvent.Fold {
     if (same) {
       return sale(false);
     }
-    // On sale from its registration when it has no schedule.
-    boolean open = opensAt == null || !command.gateNow().isBefore(opensAt);
+    // On sale from its registration when it has no schedule; with a pre-queue, its opening is
+    // fixed from the pre-queue's start (reservations are queued for a draw at that opening).
+    boolean open =
+        opensAt == null || !command.gateNow().isBefore(opensAt.minusSeconds(prequeueSeconds));
     if (open
         && !(Objects.equals(opensAt, command.opensAt())
             && prequeueSeconds == command.prequeueSeconds())) {
@@ -169,6 +178,26 @@ class Sku implements SkuEvent.Fold {
       throw new IllegalArgumentException("A pre-queue is scheduled with its draw's commitment");
     }
     return drawCommitment;
+  }
+
+  /**
+   * Records the pre-queue's draw at the command's opening as decided; a repeat changes nothing.
+   *
+   * @return the sequence number of the SKU's {@code DrawDecided} for that opening; -1 when its sale
+   *     does not open then with a pre-queue
+   */
+  @CommandHandler
+  long handle(DecideDrawCommand command) {
+    if (!command.opensAt().equals(opensAt) || prequeueSeconds == 0) {
+      // Rescheduled since it was scheduled into that draw: not in it.
+      return -1;
+    }
+    if (!command.opensAt().equals(drawnOpensAt)) {
+      apply(
+          new DrawDecided(
+              skuId, command.opensAt(), command.seed(), command.queued(), command.admitted()));
+    }
+    return drawnVersion;
   }
 
   /** Pauses the sale; a repeat while paused changes nothing (its reason included). */
@@ -242,6 +271,12 @@ class Sku implements SkuEvent.Fold {
     prequeueSeconds = event.prequeueSeconds();
     drawCommitment = event.drawCommitment();
     scheduleVersion = sequence;
+  }
+
+  @Override
+  public void on(DrawDecided event) {
+    drawnOpensAt = event.opensAt();
+    drawnVersion = sequence;
   }
 
   @Override

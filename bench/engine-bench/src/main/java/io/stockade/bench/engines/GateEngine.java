@@ -140,6 +140,16 @@ final class GateEngine implements Engine {
     }
 
     @Override
+    public Boolean queued(AdmissionDecision.Queued queued) {
+      throw unexpected(queued);
+    }
+
+    @Override
+    public Boolean drawInProgress(AdmissionDecision.DrawInProgress drawInProgress) {
+      throw unexpected(drawInProgress);
+    }
+
+    @Override
     public Boolean unavailable(AdmissionDecision.Unavailable unavailable) {
       throw unexpected(unavailable);
     }

@@ -1,0 +1,388 @@
+package io.stockade.command.draw;
+
+import io.stockade.api.draw.DrawSeed;
+import io.stockade.api.draw.ReservationDrawn;
+import io.stockade.api.draw.ReservationQueued;
+import io.stockade.api.reservation.ReservationLine;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import javax.sql.DataSource;
+import org.axonframework.config.Configuration;
+import org.springframework.dao.DuplicateKeyException;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.support.JdbcTransactionManager;
+import org.springframework.stereotype.Repository;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * The pre-queues in the record: each queued reservation's {@link ReservationQueued} and its row in
+ * {@code draw_queue} (with its ticket, the HMAC of its id under the draw's seed, so the draw reads
+ * the queue in its order), written in one transaction before the 202; each decision's {@link
+ * ReservationDrawn} and the row's position and outcome, written together; and each draw's progress
+ * in {@code draw_seed} (started, its drawer's lease, decided).
+ *
+ * <p>No reservation is queued once its draw has started: a queueing transaction reads the draw's
+ * row under a shared lock and queues only while the draw has not started; starting the draw takes
+ * the row's exclusive lock, so it waits for every queueing transaction in flight, and the draw
+ * reads a queue no transaction adds to any more.
+ */
+@Repository
+public class DrawQueue {
+
+  /** What became of a reservation asked to be queued. */
+  public enum Enqueued {
+    /** Queued now, or already with the same content. */
+    QUEUED,
+    /** Queued before with other content. */
+    REUSED,
+    /** Its draw has started: too late to be queued (the caller answers draw-in-progress). */
+    DRAW_STARTED
+  }
+
+  /**
+   * A queued reservation.
+   *
+   * @param position its place in the draw order once decided, else null
+   * @param outcome {@link ReservationDrawn#outcome()} once decided, else null
+   */
+  public record Queued(
+      String reservationId,
+      String userId,
+      List<ReservationLine> lines,
+      Duration hold,
+      String fingerprint,
+      Instant opensAt,
+      Integer position,
+      String outcome) {}
+
+  /** A decision of the draw, for {@link #decided}. */
+  public record Drawn(
+      String reservationId, Instant opensAt, long position, String outcome, String skuId) {}
+
+  /** A draw as far as it has gone, for one SKU. */
+  public record DrawState(
+      String drawCommitment, String seed, long queued, long admitted, List<String> order) {}
+
+  private static final String STREAM_TYPE = ReservationQueued.AGGREGATE_TYPE;
+
+  private final JdbcTemplate jdbc;
+  private final TransactionTemplate transactions;
+  private final EventRows events;
+  private final ConcurrentMap<Long, DrawSeed> seeds = new ConcurrentHashMap<>();
+
+  DrawQueue(JdbcTemplate jdbc, DataSource dataSource, Configuration axon) {
+    this.jdbc = jdbc;
+    this.transactions = new TransactionTemplate(new JdbcTransactionManager(dataSource));
+    this.events = new EventRows(axon);
+  }
+
+  /**
+   * Queues the reservation for the draw at {@code opensAt}, or finds it queued: committed when this
+   * returns QUEUED.
+   *
+   * @param lines merged, one per SKU
+   */
+  public Enqueued enqueue(
+      String reservationId,
+      String userId,
+      List<ReservationLine> lines,
+      Duration hold,
+      String fingerprint,
+      Instant opensAt,
+      Instant queuedAt) {
+    long opening = opensAt.toEpochMilli();
+    DrawSeed seed = seed(opensAt);
+    try {
+      Enqueued enqueued =
+          transactions.execute(
+              status -> {
+                List<Timestamp> started =
+                    jdbc.queryForList(
+                        "select started_at from draw_seed where opens_at = ? lock in share mode",
+                        Timestamp.class,
+                        opening);
+                if (started.isEmpty() || started.get(0) != null) {
+                  return Enqueued.DRAW_STARTED;
+                }
+                jdbc.update(
+                    "insert into draw_queue (reservation_id, opens_at, ticket, user_id, hold_ms,"
+                        + " fingerprint, reservation_lines, queued_at) values (?, ?, ?, ?, ?, ?, ?, ?)",
+                    reservationId,
+                    opening,
+                    seed.ticket(reservationId),
+                    userId,
+                    hold.toMillis(),
+                    fingerprint,
+                    encode(lines),
+                    Timestamp.from(queuedAt));
+                List<Object[]> skus = new ArrayList<>();
+                for (ReservationLine line : lines) {
+                  skus.add(new Object[] {opening, line.skuId(), reservationId});
+                }
+                jdbc.batchUpdate(
+                    "insert into draw_queue_sku (opens_at, sku_id, reservation_id) values (?, ?, ?)",
+                    skus);
+                events.insert(
+                    jdbc,
+                    List.<Object[]>of(
+                        events.row(
+                            STREAM_TYPE,
+                            ReservationQueued.streamId(reservationId),
+                            0,
+                            new ReservationQueued(
+                                reservationId,
+                                userId,
+                                lines,
+                                hold.toMillis(),
+                                opensAt,
+                                seed.commitment(),
+                                queuedAt))));
+                return Enqueued.QUEUED;
+              });
+      return enqueued;
+    } catch (DuplicateKeyException queuedBefore) {
+      return find(reservationId)
+          .map(
+              queued ->
+                  queued.fingerprint().equals(fingerprint) ? Enqueued.QUEUED : Enqueued.REUSED)
+          .orElseThrow(() -> queuedBefore);
+    }
+  }
+
+  /** The commitment of the draw at {@code opensAt}. */
+  public String commitment(Instant opensAt) {
+    return seed(opensAt).commitment();
+  }
+
+  /** The queued reservation, if {@code reservationId} was queued for a draw. */
+  public Optional<Queued> find(String reservationId) {
+    return jdbc
+        .query(
+            "select * from draw_queue where reservation_id = ?",
+            (rs, row) -> queued(rs),
+            reservationId)
+        .stream()
+        .findFirst();
+  }
+
+  /** The next undecided reservations of the draw, in the draw's order. */
+  public List<Queued> undecided(Instant opensAt, int limit) {
+    return jdbc.query(
+        "select * from draw_queue where opens_at = ? and outcome is null"
+            + " order by ticket, reservation_id limit ?",
+        (rs, row) -> queued(rs),
+        opensAt.toEpochMilli(),
+        limit);
+  }
+
+  /** How many of the draw's reservations are decided: the next decision's position. */
+  public long decidedCount(Instant opensAt) {
+    Long count =
+        jdbc.queryForObject(
+            "select count(*) from draw_queue where opens_at = ? and outcome is not null",
+            Long.class,
+            opensAt.toEpochMilli());
+    return count == null ? 0 : count;
+  }
+
+  /**
+   * Records decisions of the draw: each one's {@link ReservationDrawn} and its row's position and
+   * outcome, in one transaction. A decision recorded before (a draw resumed by another instance)
+   * fails the whole transaction on the event's unique key, and nothing of it is written.
+   */
+  public void decided(List<Drawn> drawn) {
+    if (drawn.isEmpty()) {
+      return;
+    }
+    List<Object[]> rows = new ArrayList<>(drawn.size());
+    List<Object[]> updates = new ArrayList<>(drawn.size());
+    for (Drawn decision : drawn) {
+      rows.add(
+          events.row(
+              STREAM_TYPE,
+              ReservationQueued.streamId(decision.reservationId()),
+              1,
+              new ReservationDrawn(
+                  decision.reservationId(),
+                  decision.opensAt(),
+                  decision.position(),
+                  decision.outcome(),
+                  decision.skuId())));
+      updates.add(
+          new Object[] {
+            decision.position(), decision.outcome(), decision.skuId(), decision.reservationId()
+          });
+    }
+    transactions.executeWithoutResult(
+        status -> {
+          events.insert(jdbc, rows);
+          jdbc.batchUpdate(
+              "update draw_queue set draw_position = ?, outcome = ?, refused_sku = ?"
+                  + " where reservation_id = ? and outcome is null",
+              updates);
+        });
+  }
+
+  /** Openings at or before {@code now} whose draw is not decided. */
+  public List<Instant> due(Instant now) {
+    return jdbc
+        .queryForList(
+            "select opens_at from draw_seed where opens_at <= ? and decided_at is null"
+                + " order by opens_at",
+            Long.class,
+            now.toEpochMilli())
+        .stream()
+        .map(Instant::ofEpochMilli)
+        .toList();
+  }
+
+  /**
+   * Takes or renews the lease of the draw at {@code opensAt} for {@code drawer} until {@code
+   * until}, starting the draw if it had not started (from then on nothing more is queued for it).
+   *
+   * @return whether {@code drawer} holds the lease now (false: another instance does, or the draw
+   *     is decided)
+   */
+  public boolean lease(Instant opensAt, String drawer, Instant now, Instant until) {
+    return jdbc.update(
+            "update draw_seed set started_at = coalesce(started_at, ?), drawer = ?,"
+                + " lease_until = ? where opens_at = ? and decided_at is null"
+                + " and (drawer is null or drawer = ? or lease_until < ?)",
+            Timestamp.from(now),
+            drawer,
+            Timestamp.from(until),
+            opensAt.toEpochMilli(),
+            drawer,
+            Timestamp.from(now))
+        == 1;
+  }
+
+  /** The SKUs scheduled into the draw at {@code opensAt}. */
+  public List<String> skus(Instant opensAt) {
+    return jdbc.queryForList(
+        "select sku_id from draw_sku where opens_at = ? order by sku_id",
+        String.class,
+        opensAt.toEpochMilli());
+  }
+
+  /** Of the SKU's queued reservations in the draw: how many, and how many the draw admitted. */
+  public long[] counts(Instant opensAt, String skuId) {
+    return jdbc.queryForObject(
+        "select count(*), coalesce(sum(q.outcome = ?), 0) from draw_queue_sku s"
+            + " join draw_queue q on q.reservation_id = s.reservation_id"
+            + " where s.opens_at = ? and s.sku_id = ?",
+        (rs, row) -> new long[] {rs.getLong(1), rs.getLong(2)},
+        ReservationDrawn.ADMITTED,
+        opensAt.toEpochMilli(),
+        skuId);
+  }
+
+  /** Of the draw's queued reservations: how many, and how many the draw admitted. */
+  public long[] totals(Instant opensAt) {
+    return jdbc.queryForObject(
+        "select count(*), coalesce(sum(outcome = ?), 0) from draw_queue where opens_at = ?",
+        (rs, row) -> new long[] {rs.getLong(1), rs.getLong(2)},
+        ReservationDrawn.ADMITTED,
+        opensAt.toEpochMilli());
+  }
+
+  /** Marks the draw decided: its seed may be revealed. */
+  public void finish(Instant opensAt, long queued, long admitted, Instant now) {
+    jdbc.update(
+        "update draw_seed set decided_at = coalesce(decided_at, ?), queued = ?, admitted = ?"
+            + " where opens_at = ?",
+        Timestamp.from(now),
+        queued,
+        admitted,
+        opensAt.toEpochMilli());
+  }
+
+  /** The draw's seed, which never changes once made. */
+  public DrawSeed seed(Instant opensAt) {
+    return seeds.computeIfAbsent(
+        opensAt.toEpochMilli(),
+        opening ->
+            new DrawSeed(
+                jdbc.queryForObject(
+                    "select seed from draw_seed where opens_at = ?", String.class, opening)));
+  }
+
+  /**
+   * The SKU's draw at {@code opensAt} as the public may see it: the seed and the order only once it
+   * is decided.
+   */
+  public Optional<DrawState> state(Instant opensAt, String skuId) {
+    List<Object[]> draw =
+        jdbc.query(
+            "select commitment, seed, decided_at from draw_seed where opens_at = ?",
+            (rs, row) ->
+                new Object[] {rs.getString(1), rs.getString(2), rs.getTimestamp(3) != null},
+            opensAt.toEpochMilli());
+    if (draw.isEmpty()) {
+      return Optional.empty();
+    }
+    boolean decided = (Boolean) draw.get(0)[2];
+    long[] counts = counts(opensAt, skuId);
+    List<String> order =
+        decided
+            ? jdbc.queryForList(
+                "select q.reservation_id from draw_queue_sku s"
+                    + " join draw_queue q on q.reservation_id = s.reservation_id"
+                    + " where s.opens_at = ? and s.sku_id = ? order by q.ticket, q.reservation_id",
+                String.class,
+                opensAt.toEpochMilli(),
+                skuId)
+            : List.of();
+    return Optional.of(
+        new DrawState(
+            (String) draw.get(0)[0],
+            decided ? (String) draw.get(0)[1] : null,
+            counts[0],
+            decided ? counts[1] : 0,
+            order));
+  }
+
+  private static Queued queued(ResultSet rs) throws SQLException {
+    int position = rs.getInt("draw_position");
+    Integer decided = rs.wasNull() ? null : position;
+    return new Queued(
+        rs.getString("reservation_id"),
+        rs.getString("user_id"),
+        decode(rs.getString("reservation_lines")),
+        Duration.ofMillis(rs.getLong("hold_ms")),
+        rs.getString("fingerprint"),
+        Instant.ofEpochMilli(rs.getLong("opens_at")),
+        decided,
+        rs.getString("outcome"));
+  }
+
+  private static String encode(List<ReservationLine> lines) {
+    StringBuilder encoded = new StringBuilder();
+    for (ReservationLine line : lines) {
+      if (encoded.length() > 0) {
+        encoded.append(',');
+      }
+      encoded.append(line.skuId()).append(' ').append(line.quantity());
+    }
+    return encoded.toString();
+  }
+
+  private static List<ReservationLine> decode(String encoded) {
+    List<ReservationLine> lines = new ArrayList<>();
+    for (String line : encoded.split(",")) {
+      int space = line.indexOf(' ');
+      lines.add(
+          new ReservationLine(
+              line.substring(0, space), Integer.parseInt(line.substring(space + 1))));
+    }
+    return lines;
+  }
+}

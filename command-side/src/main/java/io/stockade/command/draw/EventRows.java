@@ -1,0 +1,62 @@
+package io.stockade.command.draw;
+
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.axonframework.common.DateTimeUtils;
+import org.axonframework.config.Configuration;
+import org.axonframework.eventhandling.GenericDomainEventMessage;
+import org.axonframework.eventhandling.GenericEventMessage;
+import org.axonframework.eventsourcing.eventstore.jpa.DomainEventEntry;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+/**
+ * Appends events of the draw's own streams ({@code queued:<reservationId>}) into Axon's table, in
+ * the caller's transaction, serialized by Axon's event serializer as Axon's JPA engine writes them;
+ * the unique (stream, sequence) key lets each in once.
+ */
+final class EventRows {
+
+  private static final String INSERT =
+      "insert into domain_event_entry (aggregate_identifier, sequence_number, type,"
+          + " event_identifier, meta_data, payload, payload_revision, payload_type, time_stamp)"
+          + " values (?, ?, ?, ?, ?, ?, ?, ?, ?)";
+
+  private final Configuration axon;
+
+  EventRows(Configuration axon) {
+    this.axon = axon;
+  }
+
+  /** The row of {@code payload} as event {@code sequence} of stream {@code streamId}. */
+  Object[] row(String aggregateType, String streamId, long sequence, Object payload) {
+    DomainEventEntry entry =
+        new DomainEventEntry(
+            new GenericDomainEventMessage<>(
+                aggregateType,
+                streamId,
+                sequence,
+                payload,
+                Map.of(),
+                UUID.randomUUID().toString(),
+                GenericEventMessage.clock.instant()),
+            axon.eventSerializer());
+    return new Object[] {
+      entry.getAggregateIdentifier(),
+      sequence,
+      entry.getType(),
+      entry.getEventIdentifier(),
+      entry.getMetaData().getData(),
+      entry.getPayload().getData(),
+      entry.getPayload().getType().getRevision(),
+      entry.getPayload().getType().getName(),
+      DateTimeUtils.formatInstant(entry.getTimestamp())
+    };
+  }
+
+  void insert(JdbcTemplate jdbc, List<Object[]> rows) {
+    if (!rows.isEmpty()) {
+      jdbc.batchUpdate(INSERT, rows);
+    }
+  }
+}
