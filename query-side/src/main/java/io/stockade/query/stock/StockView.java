@@ -2,6 +2,7 @@ package io.stockade.query.stock;
 
 import io.stockade.api.sku.SaleStatus;
 import io.stockade.api.stock.StockLevel;
+import io.swagger.v3.oas.annotations.media.Schema;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -31,7 +32,11 @@ record StockView(
       Instant closesAt,
       int prequeueSeconds,
       String pausedReason,
-      long queued) {}
+      @Schema(
+              description =
+                  "The reservations with a line of this SKU waiting in its pre-queue for the"
+                      + " draw; 0 when none")
+          long queued) {}
 
   static StockView of(StockLevel level, long queued) {
     SaleStatus sale = level.sale();
