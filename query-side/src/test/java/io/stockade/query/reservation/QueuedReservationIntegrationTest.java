@@ -142,6 +142,16 @@ class QueuedReservationIntegrationTest {
     assertThat(audit.get("ledger"))
         .anyMatch(entry -> "DrawDecided".equals(entry.get("type").asString()));
 
+    // The feed names a queued reservation's stream by the reservation's id, with its own type.
+    JsonNode feed = http.get("/api/events?after=0&limit=1000").getBody();
+    assertThat(feed.get("events"))
+        .anyMatch(
+            event ->
+                "ReservationDrawn".equals(event.get("type").asString())
+                    && "QueuedReservation".equals(event.get("aggregateType").asString())
+                    && refused.equals(event.get("aggregateId").asString()))
+        .anyMatch(event -> "DrawDecided".equals(event.get("type").asString()));
+
     // One still queued, to be rebuilt as such.
     String waiting = "Q-" + run + "-waiting";
     append(
