@@ -353,6 +353,7 @@
         cell(tr, sku[name], 'num').dataset.field = name;
       }
       cell(tr, sku.perUserLimit ?? 'none', 'num').dataset.field = 'perUserLimit';
+      cell(tr, s.queued ?? 0, 'num').dataset.field = 'queued';
       const commands = cell(tr, '');
       commands.dataset.field = 'commands';
       if (commandSide) {
@@ -416,6 +417,7 @@
       selected = skuId;
       $('commands-sku').textContent = skuId;
       $('commands').hidden = false;
+      $('draw').hidden = true;
       say(result, '');
       for (const tr of body.rows) {
         tr.classList.toggle('selected', tr.dataset.sku === skuId);
@@ -560,6 +562,64 @@
       const value = $('limit-value').value.trim();
       run('Limit', 'PUT', '/limit', { perUserLimit: value === '' ? null : number(value) });
     });
+
+    // ---- the pre-queue's draw, from the command side, checked here ----
+
+    const bytesOf = (hex) => Uint8Array.from(hex.match(/../g) || [], (b) => parseInt(b, 16));
+    const hexOf = (buffer) => Array.from(new Uint8Array(buffer), (b) => b.toString(16).padStart(2, '0')).join('');
+
+    /**
+     * Whether a revealed draw holds (api.md 1.2, "Fair start"): SHA-256 of the seed's bytes is the
+     * commitment, and the order is its ids sorted by their tickets, the lowercase hex
+     * HMAC-SHA256 of the id (UTF-8) keyed by the seed's bytes (equal tickets: by id).
+     */
+    async function verifyDraw(draw) {
+      if (!/^[0-9a-fA-F]{64}$/.test(draw.seed)) {
+        return false;
+      }
+      const seed = bytesOf(draw.seed);
+      if (hexOf(await crypto.subtle.digest('SHA-256', seed)) !== String(draw.drawCommitment).toLowerCase()) {
+        return false;
+      }
+      const key = await crypto.subtle.importKey('raw', seed, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+      const utf8 = new TextEncoder();
+      const tickets = await Promise.all(draw.order.map(async (id) =>
+        ({ id, ticket: hexOf(await crypto.subtle.sign('HMAC', key, utf8.encode(id))) })));
+      const before = (a, b) => (a < b ? -1 : a > b ? 1 : 0);
+      tickets.sort((a, b) => before(a.ticket, b.ticket) || before(a.id, b.id));
+      return tickets.every((t, i) => t.id === draw.order[i]);
+    }
+
+    async function loadDraw() {
+      const skuId = selected;
+      const verify = $('draw-verify');
+      say(verify, 'reading…');
+      $('draw').hidden = false;
+      try {
+        const draw = await command('GET', `/api/skus/${enc(skuId)}/draw`);
+        const order = draw.order || [];
+        $('draw-opens').textContent = formatInstant(draw.opensAt);
+        $('draw-commitment').textContent = draw.drawCommitment || '—';
+        $('draw-seed').textContent = draw.seed || 'not revealed before the draw';
+        $('draw-counts').textContent = `${draw.queued ?? 0} queued, ${draw.admitted ?? 0} admitted`;
+        $('draw-order').textContent = order.length === 0 ? '—'
+          : order.slice(0, 20).join(', ') + (order.length > 20 ? `, … (${order.length} in all)` : '');
+        verify.dataset.verified = '';
+        if (!draw.seed) {
+          say(verify, 'not decided yet: nothing to check until the seed is revealed');
+        } else if (!window.crypto || !crypto.subtle) {
+          say(verify, 'cannot check here: WebCrypto needs https or localhost', true);
+        } else {
+          const holds = await verifyDraw({ ...draw, order });
+          verify.dataset.verified = String(holds);
+          say(verify, holds ? 'verified' : 'does not verify', !holds);
+        }
+      } catch (error) {
+        say(verify, `Draw: ${error.message}`, true);
+      }
+    }
+
+    $('draw-load').addEventListener('click', loadDraw);
 
     // ---- start and stop ----
 

@@ -1,5 +1,7 @@
 package io.stockade.query;
 
+import io.stockade.api.draw.ReservationDrawn;
+import io.stockade.api.draw.ReservationQueued;
 import io.stockade.api.reservation.ReservationEvent;
 import io.stockade.api.sku.SkuEvent;
 import java.time.Instant;
@@ -104,6 +106,9 @@ public final class Events {
     if (payload instanceof ReservationEvent) {
       type = "Reservation";
       stream = ReservationEvent.streamId(aggregateId);
+    } else if (payload instanceof ReservationQueued || payload instanceof ReservationDrawn) {
+      type = ReservationQueued.AGGREGATE_TYPE;
+      stream = ReservationQueued.streamId(aggregateId);
     } else if (payload instanceof SkuEvent) {
       type = "Sku";
       stream = SkuEvent.streamId(aggregateId);

@@ -1,5 +1,6 @@
 package io.stockade.query.feed;
 
+import io.stockade.api.draw.ReservationQueued;
 import io.stockade.platform.eventstore.IsoInstants;
 import java.nio.charset.StandardCharsets;
 import java.sql.ResultSet;
@@ -89,13 +90,18 @@ class EventFeed {
   /**
    * The aggregate's own id: each aggregate type's streams have their own namespace in the event
    * store, {@code <type in lower case>:<id>} ({@code reservation:O-1}, {@code sku:1001}). An
-   * identifier outside its type's namespace is handed on as stored.
+   * identifier outside its type's namespace is handed on as stored. A queued reservation's stream
+   * is the one exception to the rule of names: {@code queued:<reservation id>}, of type {@code
+   * QueuedReservation}.
    */
   static String aggregateId(String identifier, String aggregateType) {
     if (aggregateType == null) {
       return identifier;
     }
-    String namespace = aggregateType.toLowerCase(Locale.ROOT) + ":";
+    String namespace =
+        ReservationQueued.AGGREGATE_TYPE.equals(aggregateType)
+            ? ReservationQueued.STREAM_PREFIX
+            : aggregateType.toLowerCase(Locale.ROOT) + ":";
     return identifier.startsWith(namespace) ? identifier.substring(namespace.length()) : identifier;
   }
 }

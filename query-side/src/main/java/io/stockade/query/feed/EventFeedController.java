@@ -34,7 +34,8 @@ class EventFeedController {
           + " an event: it answers only up to a position below which no transaction can still add"
           + " one, so a consumer that always asks after=next sees every event exactly once, in"
           + " order. aggregateId is the aggregate's own id (a reservation's or a SKU's, as in the"
-          + " payload), aggregateType its type (Reservation, Sku).";
+          + " payload), aggregateType its type (Reservation, Sku, QueuedReservation: a"
+          + " reservation's stream while it waits in a pre-queue, its id the reservation's).";
 
   private final EventFeed feed;
   private final EventStreams streams;

@@ -11,7 +11,7 @@ import java.time.Instant;
  *     {@code Last-Event-ID} name
  * @param type the simple name of the event's class, such as {@code StockReserved}
  * @param aggregateType the type of the aggregate whose stream holds it ({@code Reservation}, {@code
- *     Sku}), as Axon stored it
+ *     Sku}, {@code QueuedReservation}), as Axon stored it
  * @param aggregateId the aggregate's own id, as the HTTP API and the payload name it: the stream
  *     identifier without its namespace ({@code O-1} for {@code reservation:O-1})
  * @param timestamp when it was stored
@@ -26,7 +26,8 @@ record FeedEvent(
             description =
                 "the aggregate's own id (a reservation's or a SKU's, as in the payload): the event"
                     + " store's stream identifier without its namespace prefix (reservation:,"
-                    + " sku:); aggregateType says which kind of id it is")
+                    + " sku:, queued: for a reservation waiting in a pre-queue, of type"
+                    + " QueuedReservation); aggregateType says which kind of id it is")
         String aggregateId,
     Instant timestamp,
     @JsonRawValue

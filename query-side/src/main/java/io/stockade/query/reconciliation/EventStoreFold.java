@@ -7,6 +7,7 @@ import io.stockade.api.reservation.ReservationLine;
 import io.stockade.api.reservation.StockConfirmed;
 import io.stockade.api.reservation.StockReleased;
 import io.stockade.api.reservation.StockReserved;
+import io.stockade.api.sku.DrawDecided;
 import io.stockade.api.sku.PurchaseLimitChanged;
 import io.stockade.api.sku.SalePaused;
 import io.stockade.api.sku.SaleResumed;
@@ -177,6 +178,11 @@ class EventStoreFold {
     @Override
     public void on(PurchaseLimitChanged event) {
       // A limit changes no stock.
+    }
+
+    @Override
+    public void on(DrawDecided event) {
+      // A draw changes no stock: its admissions are StockReserved events of their own.
     }
 
     @Override

@@ -1,5 +1,7 @@
 package io.stockade.query.reservation;
 
+import io.stockade.api.draw.ReservationDrawn;
+import io.stockade.api.draw.ReservationQueued;
 import io.stockade.api.reservation.ReservationAbandoned;
 import io.stockade.api.reservation.ReservationEvent;
 import io.stockade.api.reservation.ReservationExtended;
@@ -44,6 +46,26 @@ final class ReservationChanges implements ReservationEvent.Fold {
 
     void release(
         String reservationId, Instant releasedAt, String reason, long sequence, Instant at);
+
+    /**
+     * Creates the row of a reservation waiting in a pre-queue (QUEUED), unless it exists, and puts
+     * it in the queue of each SKU its lines name.
+     */
+    void queue(
+        String reservationId,
+        String userId,
+        List<ReservationLine> lines,
+        Instant queuedAt,
+        Instant at);
+
+    /**
+     * Takes a queued reservation out of its SKUs' queues; a refusal also makes a row still QUEUED
+     * REFUSED, with the refusal as its reason. An admission changes the row through its {@code
+     * StockReserved}, which may come before or after this.
+     *
+     * @param refusal the draw's refusal, or {@code null} when it admitted the reservation
+     */
+    void draw(String reservationId, String refusal, Instant at);
   }
 
   private final long sequence;
@@ -62,6 +84,16 @@ final class ReservationChanges implements ReservationEvent.Fold {
    */
   static void apply(ReservationEvent event, long sequence, Instant at, Target target) {
     event.applyTo(new ReservationChanges(sequence, at, target));
+  }
+
+  /** Hands {@code target} what a reservation arriving in a pre-queue changes. */
+  static void queued(ReservationQueued event, Instant at, Target target) {
+    target.queue(event.reservationId(), event.userId(), event.lines(), event.queuedAt(), at);
+  }
+
+  /** Hands {@code target} what the draw's decision of a queued reservation changes. */
+  static void drawn(ReservationDrawn event, Instant at, Target target) {
+    target.draw(event.reservationId(), event.admitted() ? null : event.outcome(), at);
   }
 
   @Override

@@ -16,19 +16,20 @@ import org.springframework.stereotype.Component;
 
 /**
  * Reservations as the read model holds them: the gauge {@code stockade.reservations} by {@code
- * status} (RESERVED, CONFIRMED, RELEASED, ABANDONED) and the counter {@code
- * stockade.reservations.expired} (released by their deadline). A reservation confirmed in part is
- * CONFIRMED: the units it gave back (reason NOT_CONFIRMED) are no release of it, and are counted
- * nowhere here. Counted from the read model every {@code stockade.metrics.refresh-interval}, so
- * every instance reports the same numbers, whichever events it processed; the count reads the whole
- * table, once per interval, whatever the scrapes.
+ * status} (RESERVED, CONFIRMED, RELEASED, ABANDONED, and QUEUED and REFUSED for a pre-queue's) and
+ * the counter {@code stockade.reservations.expired} (released by their deadline). A reservation
+ * confirmed in part is CONFIRMED: the units it gave back (reason NOT_CONFIRMED) are no release of
+ * it, and are counted nowhere here. Counted from the read model every {@code
+ * stockade.metrics.refresh-interval}, so every instance reports the same numbers, whichever events
+ * it processed; the count reads the whole table, once per interval, whatever the scrapes.
  */
 @Component
 class ReservationMetrics {
 
   private static final Logger log = LoggerFactory.getLogger(ReservationMetrics.class);
 
-  static final List<String> STATUSES = List.of("RESERVED", "CONFIRMED", "RELEASED", "ABANDONED");
+  static final List<String> STATUSES =
+      List.of("RESERVED", "CONFIRMED", "RELEASED", "ABANDONED", "QUEUED", "REFUSED");
 
   private final JdbcTemplate jdbc;
   private final Map<String, AtomicLong> byStatus = new ConcurrentHashMap<>();

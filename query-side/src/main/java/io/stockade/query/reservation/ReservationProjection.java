@@ -1,5 +1,7 @@
 package io.stockade.query.reservation;
 
+import io.stockade.api.draw.ReservationDrawn;
+import io.stockade.api.draw.ReservationQueued;
 import io.stockade.api.reservation.FindReservationQuery;
 import io.stockade.api.reservation.ReservationEvent;
 import io.stockade.api.reservation.ReservationView;
@@ -34,6 +36,18 @@ class ReservationProjection {
   @EventHandler
   void on(ReservationEvent event, @SequenceNumber long sequence, @Timestamp Instant at) {
     ReservationChanges.apply(event, sequence, at, rows);
+  }
+
+  /** A queued reservation's stream ({@code queued:<id>}): it arrived in a pre-queue. */
+  @EventHandler
+  void on(ReservationQueued event, @Timestamp Instant at) {
+    ReservationChanges.queued(event, at, rows);
+  }
+
+  /** The draw decided a queued reservation. */
+  @EventHandler
+  void on(ReservationDrawn event, @Timestamp Instant at) {
+    ReservationChanges.drawn(event, at, rows);
   }
 
   @ResetHandler

@@ -1,10 +1,15 @@
 package io.stockade.query.reservation;
 
 import io.stockade.api.StreamFold;
+import io.stockade.api.draw.ReservationDrawn;
+import io.stockade.api.draw.ReservationQueued;
 import io.stockade.platform.eventstore.EventTableFold.StoredEvent;
 import io.stockade.query.replay.ReadModelFold;
 import java.util.Map;
 import java.util.concurrent.Executor;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.springframework.stereotype.Component;
 
 /**
@@ -28,8 +33,15 @@ class ReservationReplayFold implements ReadModelFold {
 
   @Override
   public Map<String, Class<?>> eventTypes() {
-    return StreamFold.RESERVATION_EVENTS;
+    return EVENT_TYPES;
   }
+
+  /** A reservation's events, and those of its stream while it is queued. */
+  private static final Map<String, Class<?>> EVENT_TYPES =
+      Stream.concat(
+              StreamFold.RESERVATION_EVENTS.values().stream(),
+              Stream.of(ReservationQueued.class, ReservationDrawn.class))
+          .collect(Collectors.toUnmodifiableMap(Class::getName, Function.identity()));
 
   @Override
   public Writer start(Executor writes) {
@@ -37,6 +49,14 @@ class ReservationReplayFold implements ReadModelFold {
     return new Writer() {
       @Override
       public void accept(StoredEvent event) {
+        if (event.payload() instanceof ReservationQueued queued) {
+          ReservationChanges.queued(queued, event.instant(), fold);
+          return;
+        }
+        if (event.payload() instanceof ReservationDrawn drawn) {
+          ReservationChanges.drawn(drawn, event.instant(), fold);
+          return;
+        }
         ReservationChanges.apply(
             StreamFold.reservationEvent(event.payload()),
             event.sequenceNumber(),

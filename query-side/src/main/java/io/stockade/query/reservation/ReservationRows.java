@@ -45,13 +45,25 @@ import tools.jackson.databind.json.JsonMapper;
 @Repository
 class ReservationRows implements ReservationChanges.Target {
 
-  /** A reservation's state as stored; {@link #ABANDONED} is shown as RELEASED by the API. */
+  /**
+   * A reservation's state as stored; {@link #ABANDONED} is shown as RELEASED by the API. {@link
+   * #QUEUED} waits in a pre-queue for the draw, which makes it RESERVED (through its {@code
+   * StockReserved}) or {@link #REFUSED}.
+   */
   enum Status {
     RESERVED,
     CONFIRMED,
     RELEASED,
-    ABANDONED
+    ABANDONED,
+    QUEUED,
+    REFUSED
   }
+
+  /**
+   * The {@code last_sequence} of a QUEUED row: below every sequence of the reservation's own
+   * stream, so that its first event ({@code StockReserved}, sequence 0) applies.
+   */
+  static final long QUEUED_SEQUENCE = -1;
 
   /** A line as stored in the {@code lines_json} column: {@code {"skuId": "...", "quantity": 2}}. */
   @JsonPropertyOrder({"skuId", "quantity"})
@@ -234,8 +246,80 @@ class ReservationRows implements ReservationChanges.Target {
         utc(at));
   }
 
+  /**
+   * Creates the QUEUED row of a reservation that arrived in a pre-queue and puts it in its SKUs'
+   * queues. A row that exists has applied this or a later event: it stays as it is.
+   */
+  @Override
+  public void queue(
+      String reservationId,
+      String userId,
+      List<ReservationLine> lines,
+      Instant queuedAt,
+      Instant at) {
+    accept(queuedCreation(reservationId, userId, lines, queuedAt, at));
+    accept(new Enqueue(reservationId, skuIds(lines)));
+  }
+
+  /** Takes it out of its SKUs' queues; a refusal makes a row still QUEUED REFUSED. */
+  @Override
+  public void draw(String reservationId, String refusal, Instant at) {
+    if (refusal != null) {
+      accept(refusing(reservationId, refusal, at));
+    }
+    accept(new Dequeue(reservationId));
+  }
+
+  private static Creation queuedCreation(
+      String reservationId,
+      String userId,
+      List<ReservationLine> lines,
+      Instant queuedAt,
+      Instant at) {
+    return creation(
+        reservationId,
+        userId,
+        Status.QUEUED,
+        lines,
+        queuedAt,
+        null,
+        null,
+        null,
+        QUEUED_SEQUENCE,
+        at);
+  }
+
+  /**
+   * A refusal applies to a QUEUED row only: as the first change after {@link #QUEUED_SEQUENCE}. A
+   * refused reservation's own stream never begins.
+   */
+  private static Update refusing(String reservationId, String refusal, Instant at) {
+    return new Update(
+        reservationId,
+        "refusal",
+        QUEUED_SEQUENCE + 1,
+        new Columns(Status.REFUSED.name(), null, null, null, null, refusal),
+        utc(at));
+  }
+
+  private static List<String> skuIds(List<ReservationLine> lines) {
+    return lines.stream().map(ReservationLine::skuId).distinct().toList();
+  }
+
   /** A change waiting for its batch to be written. */
-  private sealed interface Change permits Creation, Update {}
+  private sealed interface Change permits Creation, Update, Enqueue, Dequeue, Unqueued {}
+
+  /** A queued reservation joins the queue of each of these SKUs. */
+  private record Enqueue(String reservationId, List<String> skuIds) implements Change {}
+
+  /** A queued reservation leaves the queues it is in. */
+  private record Dequeue(String reservationId) implements Change {}
+
+  /**
+   * A fold's QUEUED row, written in an earlier batch, whose admission's row replaces it: the QUEUED
+   * row is deleted before the new row is loaded.
+   */
+  private record Unqueued(String reservationId) implements Change {}
 
   /**
    * The columns an update sets: each that is not null replaces the row's ({@code coalesce} in
@@ -302,6 +386,33 @@ class ReservationRows implements ReservationChanges.Target {
 
   private static final String INSERT_ROW =
       "(" + String.join(", ", Collections.nCopies(COLUMN_NAMES.size(), "?")) + ")";
+
+  /**
+   * A row that exists stays as it is, unless it is QUEUED and the new row is not (its admission's
+   * {@code StockReserved}, which may come after or before the draw's {@code ReservationDrawn}):
+   * then the new row replaces it. The status is assigned last: MariaDB assigns from left to right,
+   * each assignment seeing those before it.
+   */
+  private static final String ON_DUPLICATE;
+
+  static {
+    String replaces = "status = 'QUEUED' AND VALUES(status) <> 'QUEUED'";
+    StringBuilder set = new StringBuilder(" ON DUPLICATE KEY UPDATE ");
+    for (String column : COLUMN_NAMES) {
+      if (!column.equals("reservation_id") && !column.equals("status")) {
+        set.append(column)
+            .append(" = IF(")
+            .append(replaces)
+            .append(", VALUES(")
+            .append(column)
+            .append("), ")
+            .append(column)
+            .append("), ");
+      }
+    }
+    set.append("status = IF(").append(replaces).append(", VALUES(status), status)");
+    ON_DUPLICATE = set.toString();
+  }
 
   private static final String UPDATE =
       "UPDATE reservation_view SET status = coalesce(?, status),"
@@ -410,6 +521,18 @@ class ReservationRows implements ReservationChanges.Target {
     private final List<Change> updates = new ArrayList<>();
     private final Set<String> updated = new HashSet<>();
 
+    /** Queue changes held, in the order of their events. */
+    private final List<Change> queueChanges = new ArrayList<>();
+
+    /**
+     * The reservations whose QUEUED row was written and whose admission has not come: its row will
+     * replace the QUEUED one ({@link Unqueued}). As many as wait in the pre-queues.
+     */
+    private final Set<String> queuedWritten = new HashSet<>();
+
+    /** The QUEUED rows written in an earlier batch that rows held now replace. */
+    private final List<Change> unqueued = new ArrayList<>();
+
     private Fold(Executor writes) {
       this.writes = writes;
     }
@@ -430,8 +553,7 @@ class ReservationRows implements ReservationChanges.Target {
         // Its updates must reach the table before it does, as they did event by event.
         flush();
       }
-      created.putIfAbsent(
-          reservationId,
+      hold(
           creation(
               reservationId,
               userId,
@@ -443,6 +565,49 @@ class ReservationRows implements ReservationChanges.Target {
               releaseReason,
               sequence,
               at));
+      flushWhenFull();
+    }
+
+    /**
+     * Holds a new row unless one is held or written, as {@link #insert} would: a row that is not
+     * QUEUED replaces a QUEUED one.
+     */
+    private void hold(Creation creation) {
+      String reservationId = (String) creation.values()[0];
+      boolean replaces = !Status.QUEUED.name().equals(creation.values()[STATUS]);
+      Creation held = created.get(reservationId);
+      if (held == null) {
+        if (replaces && queuedWritten.remove(reservationId)) {
+          unqueued.add(new Unqueued(reservationId));
+        }
+        created.put(reservationId, creation);
+      } else if (replaces && Status.QUEUED.name().equals(held.values()[STATUS])) {
+        created.put(reservationId, creation);
+      }
+    }
+
+    @Override
+    public void queue(
+        String reservationId,
+        String userId,
+        List<ReservationLine> lines,
+        Instant queuedAt,
+        Instant at) {
+      if (updated.contains(reservationId)) {
+        flush();
+      }
+      hold(queuedCreation(reservationId, userId, lines, queuedAt, at));
+      queueChanges.add(new Enqueue(reservationId, skuIds(lines)));
+      flushWhenFull();
+    }
+
+    @Override
+    public void draw(String reservationId, String refusal, Instant at) {
+      if (refusal != null) {
+        queuedWritten.remove(reservationId);
+        update(refusing(reservationId, refusal, at));
+      }
+      queueChanges.add(new Dequeue(reservationId));
       flushWhenFull();
     }
 
@@ -490,20 +655,30 @@ class ReservationRows implements ReservationChanges.Target {
     }
 
     private void flushWhenFull() {
-      if (created.size() + updates.size() >= foldWindow) {
+      if (created.size() + updates.size() + queueChanges.size() >= foldWindow) {
         flush();
       }
     }
 
     /** Writes what is held. */
     void flush() {
-      List<Change> batch = new ArrayList<>(created.size() + updates.size());
+      List<Change> batch =
+          new ArrayList<>(unqueued.size() + created.size() + updates.size() + queueChanges.size());
+      batch.addAll(unqueued);
       batch.addAll(created.values());
       batch.addAll(updates);
+      batch.addAll(queueChanges);
       writes.execute(() -> write(batch, this));
+      for (Creation creation : created.values()) {
+        if (Status.QUEUED.name().equals(creation.values()[STATUS])) {
+          queuedWritten.add((String) creation.values()[0]);
+        }
+      }
+      unqueued.clear();
       created.clear();
       updates.clear();
       updated.clear();
+      queueChanges.clear();
     }
   }
 
@@ -526,29 +701,86 @@ class ReservationRows implements ReservationChanges.Target {
    * updates by {@link #applyInBulk}.
    */
   private void write(List<Change> batch, Fold fold) {
+    List<String> unqueued = new ArrayList<>();
     List<Object[]> creations = new ArrayList<>();
     List<Update> updates = new ArrayList<>();
+    List<Change> queueChanges = new ArrayList<>();
     for (Change change : batch) {
-      if (change instanceof Creation creation) {
+      if (change instanceof Unqueued replaced) {
+        unqueued.add(replaced.reservationId());
+      } else if (change instanceof Creation creation) {
         creations.add(creation.values());
+      } else if (change instanceof Update update) {
+        updates.add(update);
       } else {
-        updates.add((Update) change);
+        queueChanges.add(change);
       }
     }
     if (fold != null) {
+      inChunks(
+          unqueued, "DELETE FROM reservation_view WHERE status = 'QUEUED' AND reservation_id IN ");
       fold.rows.write(creations);
       applyInBulk(updates, fold.updateRows);
-      return;
-    }
-    insert(creations);
-    if (updates.isEmpty()) {
-      return;
-    }
-    int[] counts = jdbc.batchUpdate(UPDATE, updates.stream().map(Update::arguments).toList());
-    for (int i = 0; i < counts.length; i++) {
-      if (counts[i] == 0) {
-        notApplied(updates.get(i));
+    } else {
+      insert(creations);
+      if (!updates.isEmpty()) {
+        int[] counts = jdbc.batchUpdate(UPDATE, updates.stream().map(Update::arguments).toList());
+        for (int i = 0; i < counts.length; i++) {
+          if (counts[i] == 0) {
+            notApplied(updates.get(i));
+          }
+        }
       }
+    }
+    writeQueues(queueChanges);
+  }
+
+  /**
+   * The queue changes of a batch, in order: each run of joins in multi-row inserts that skip rows
+   * which exist, each run of departures in deletes.
+   */
+  private void writeQueues(List<Change> changes) {
+    List<Object> joins = new ArrayList<>();
+    List<String> departures = new ArrayList<>();
+    for (Change change : changes) {
+      if (change instanceof Enqueue enqueue) {
+        inChunks(departures, "DELETE FROM sku_queue WHERE reservation_id IN ");
+        departures.clear();
+        for (String skuId : enqueue.skuIds()) {
+          joins.add(skuId);
+          joins.add(enqueue.reservationId());
+        }
+      } else {
+        insertQueued(joins);
+        joins.clear();
+        departures.add(((Dequeue) change).reservationId());
+      }
+    }
+    insertQueued(joins);
+    inChunks(departures, "DELETE FROM sku_queue WHERE reservation_id IN ");
+  }
+
+  private void insertQueued(List<Object> values) {
+    for (int from = 0; from < values.size(); from += 2 * MAX_ROWS_PER_INSERT) {
+      List<Object> chunk =
+          values.subList(from, Math.min(values.size(), from + 2 * MAX_ROWS_PER_INSERT));
+      jdbc.update(
+          MultiRowInsert.sql(
+                  "INSERT INTO sku_queue (sku_id, reservation_id) VALUES ",
+                  "(?, ?)",
+                  chunk.size() / 2)
+              + " ON DUPLICATE KEY UPDATE sku_id = sku_id",
+          BulkValues.of(chunk));
+    }
+  }
+
+  /** {@code statement} followed by {@code (?, ...)} for the ids, in chunks. */
+  private void inChunks(List<String> ids, String statement) {
+    for (int from = 0; from < ids.size(); from += MAX_ROWS_PER_INSERT) {
+      List<String> chunk = ids.subList(from, Math.min(ids.size(), from + MAX_ROWS_PER_INSERT));
+      jdbc.update(
+          statement + "(" + String.join(", ", Collections.nCopies(chunk.size(), "?")) + ")",
+          chunk.toArray());
     }
   }
 
@@ -599,8 +831,7 @@ class ReservationRows implements ReservationChanges.Target {
       List<Object[]> chunk =
           creations.subList(from, Math.min(creations.size(), from + MAX_ROWS_PER_INSERT));
       jdbc.update(
-          MultiRowInsert.sql(INSERT, INSERT_ROW, chunk.size())
-              + " ON DUPLICATE KEY UPDATE reservation_id = reservation_id",
+          MultiRowInsert.sql(INSERT, INSERT_ROW, chunk.size()) + ON_DUPLICATE,
           BulkValues.of(chunk.stream().flatMap(Arrays::stream).toList()));
     }
   }
@@ -645,6 +876,7 @@ class ReservationRows implements ReservationChanges.Target {
   void deleteAll() {
     // DELETE rather than TRUNCATE: TRUNCATE commits on its own, outside the reset's transaction.
     jdbc.update("DELETE FROM reservation_view");
+    jdbc.update("DELETE FROM sku_queue");
   }
 
   private static ReservationView view(ResultSet row) throws SQLException {

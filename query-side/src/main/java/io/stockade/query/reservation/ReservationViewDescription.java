@@ -19,7 +19,10 @@ class ReservationViewDescription {
           "status",
           "RESERVED, CONFIRMED or RELEASED. A reservation confirmed in part is CONFIRMED: the"
               + " units it did not confirm went back (releasedAt, releaseReason NOT_CONFIRMED),"
-              + " the reservation was not released",
+              + " the reservation was not released. QUEUED while it waits in a sale's pre-queue"
+              + " for the draw (createdAt: when it was queued; expiresAt null), then RESERVED"
+              + " when the draw admits it (createdAt: the admission) or REFUSED when it refuses"
+              + " it (releaseReason: the refusal)",
           "lines",
           "The units reserved",
           "expiresAt",
@@ -37,7 +40,9 @@ class ReservationViewDescription {
           "releaseReason",
           "Why they went back: CANCELLED, EXPIRED, NOT_RECORDED (an admission the record never"
               + " stored), or NOT_CONFIRMED (the units a partial confirmation did not confirm);"
-              + " null when none did");
+              + " null when none did. For a REFUSED reservation, the draw's refusal:"
+              + " INSUFFICIENT_STOCK, LIMIT_EXCEEDED, SALE_CLOSED or SALE_PAUSED (releasedAt"
+              + " null: it held no units)");
 
   @Bean
   OpenApiCustomizer reservationViewMembers() {

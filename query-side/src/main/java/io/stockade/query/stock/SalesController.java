@@ -1,6 +1,5 @@
 package io.stockade.query.stock;
 
-import io.stockade.api.stock.StockLevel;
 import io.stockade.platform.openapi.Problem;
 import io.stockade.query.QueryProblems;
 import io.stockade.query.replay.Replays;
@@ -20,14 +19,16 @@ import org.springframework.web.bind.annotation.RestController;
 class SalesController {
 
   /** One page of SKUs, and how many there are in all. */
-  record SalesPage(List<StockLevel> skus, int page, int size, long totalEntries) {}
+  record SalesPage(List<StockView> skus, int page, int size, long totalEntries) {}
 
   private final StockLevels stockLevels;
   private final Replays replays;
+  private final QueueLengths queues;
 
-  SalesController(StockLevels stockLevels, Replays replays) {
+  SalesController(StockLevels stockLevels, Replays replays, QueueLengths queues) {
     this.stockLevels = stockLevels;
     this.replays = replays;
+    this.queues = queues;
   }
 
   @GetMapping("/api/sales")
@@ -36,6 +37,7 @@ class SalesController {
       @RequestParam(defaultValue = "0") @Min(0) @Max(1_000_000) int page,
       @RequestParam(defaultValue = "50") @Min(1) @Max(500) int size) {
     replays.requireIdle();
-    return new SalesPage(stockLevels.busiest(page, size), page, size, stockLevels.known());
+    return new SalesPage(
+        queues.views(stockLevels.busiest(page, size)), page, size, stockLevels.known());
   }
 }

@@ -7,6 +7,7 @@ import io.stockade.api.reservation.ReservationLine;
 import io.stockade.api.reservation.StockConfirmed;
 import io.stockade.api.reservation.StockReleased;
 import io.stockade.api.reservation.StockReserved;
+import io.stockade.api.sku.DrawDecided;
 import io.stockade.api.sku.PurchaseLimitChanged;
 import io.stockade.api.sku.SalePaused;
 import io.stockade.api.sku.SaleResumed;
@@ -104,6 +105,12 @@ final class StockChanges implements StreamFold {
     target.apply(
         change(event.skuId(), event.skuId(), 0, 0, 0),
         StockLevels.Settings.limit(event.perUserLimit()));
+  }
+
+  /** A draw decided changes no stock either: its own numbers are the reservations it decided. */
+  @Override
+  public void on(DrawDecided event) {
+    target.apply(change(event.skuId(), event.skuId(), 0, 0, 0), StockLevels.Settings.NONE);
   }
 
   @Override

@@ -30,22 +30,27 @@ class StockController {
   private final QueryGateway queries;
   private final StockStreams streams;
   private final Replays replays;
+  private final QueueLengths queues;
 
-  StockController(QueryGateway queries, StockStreams streams, Replays replays) {
+  StockController(
+      QueryGateway queries, StockStreams streams, Replays replays, QueueLengths queues) {
     this.queries = queries;
     this.streams = streams;
     this.replays = replays;
+    this.queues = queues;
   }
 
   @GetMapping("/{skuId}")
   @Problem(status = 404, codes = QueryProblems.UNKNOWN_SKU)
   @Problem(status = 503, codes = QueryProblems.REPLAY_IN_PROGRESS)
-  StockLevel stock(@PathVariable @Identifier String skuId) {
+  StockView stock(@PathVariable @Identifier String skuId) {
     replays.requireIdle();
-    return queries
-        .query(new FindStockQuery(skuId), ResponseTypes.optionalInstanceOf(StockLevel.class))
-        .join()
-        .orElseThrow(() -> unknown(skuId));
+    StockLevel level =
+        queries
+            .query(new FindStockQuery(skuId), ResponseTypes.optionalInstanceOf(StockLevel.class))
+            .join()
+            .orElseThrow(() -> unknown(skuId));
+    return queues.views(List.of(level)).get(0);
   }
 
   private static ProblemException unknown(String skuId) {
@@ -68,11 +73,13 @@ class StockController {
 
   @GetMapping
   @Problem(status = 503, codes = QueryProblems.REPLAY_IN_PROGRESS)
-  List<StockLevel> stock(@RequestParam @NotEmpty @Size(max = 100) List<@Identifier String> skuIds) {
+  List<StockView> stock(@RequestParam @NotEmpty @Size(max = 100) List<@Identifier String> skuIds) {
     replays.requireIdle();
-    return queries
-        .query(
-            new FindStockLevelsQuery(skuIds), ResponseTypes.multipleInstancesOf(StockLevel.class))
-        .join();
+    return queues.views(
+        queries
+            .query(
+                new FindStockLevelsQuery(skuIds),
+                ResponseTypes.multipleInstancesOf(StockLevel.class))
+            .join());
   }
 }

@@ -3,6 +3,8 @@ package io.stockade.query.dashboard;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.stockade.api.draw.DrawSeed;
+import io.stockade.api.draw.ReservationQueued;
 import io.stockade.api.reservation.ReservationExtended;
 import io.stockade.api.reservation.ReservationLine;
 import io.stockade.api.reservation.StockConfirmed;
@@ -624,6 +626,94 @@ class DashboardBrowserIntegrationTest {
 
   private static String summaryOf(WebElement item) {
     return item.findElement(By.className("event-summary")).getText();
+  }
+
+  @Test
+  void operatorSeesAPrequeueAndChecksItsDraw() {
+    String sku = "draw-" + run;
+    Instant now = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+    Instant opensAt = now.plus(Duration.ofMinutes(30));
+    append(sku, 0, new SkuRegistered(sku, 10, null), now.minusSeconds(60));
+    append(sku, 1, new SaleScheduled(sku, opensAt, null, 3600), now.minusSeconds(50));
+    DrawSeed seed = DrawSeed.random();
+    List<String> ids = List.of("Q-" + run + "-1", "Q-" + run + "-2", "Q-" + run + "-3");
+    for (String id : ids) {
+      append(
+          id,
+          0,
+          new ReservationQueued(
+              id,
+              "u-" + id,
+              List.of(new ReservationLine(sku, 1)),
+              600_000,
+              opensAt,
+              seed.commitment(),
+              now),
+          now);
+    }
+    await()
+        .atMost(PATIENCE)
+        .until(
+            () ->
+                http.get("/api/stock/" + sku).getBody().path("sale").path("queued").asLong() == 3);
+    long busiest = jdbc.queryForObject("select max(activity) from stock_level", Long.class);
+    jdbc.update("update stock_level set activity = ? where sku_id = ?", busiest + 50, sku);
+
+    ((JavascriptExecutor) browser)
+        .executeScript("sessionStorage.setItem('stockade.dashboard.token', arguments[0])", TOKEN);
+    browser.get(url("/dashboard/"));
+    waitFor(() -> saleRows().contains(sku));
+    assertThat(sale(sku, "state")).isEqualTo("PREQUEUE");
+    assertThat(sale(sku, "queued")).isEqualTo("3");
+    assertThat(sale(sku, "opens")).containsPattern("opens in 0:[23]\\d:\\d\\d");
+
+    // The draw as the command side publishes it: the seed's order checks out in the browser.
+    List<String> order = seed.order(ids);
+    commandSide.draw(drawJson(sku, opensAt, seed.commitment(), seed.hex(), order));
+    waitFor(
+        () -> {
+          click("tr[data-sku='" + sku + "'] [data-field='commands'] button");
+          return text("commands-sku").equals(sku);
+        });
+    click("#draw-load");
+    waitFor(() -> text("draw-verify").equals("verified"));
+    assertThat(text("draw-seed")).isEqualTo(seed.hex());
+    assertThat(text("draw-order")).isEqualTo(String.join(", ", order));
+    assertThat(text("draw-counts")).isEqualTo("3 queued, 2 admitted");
+
+    // An order the seed does not give, and a seed that is not the commitment's, do not verify.
+    List<String> swapped = new ArrayList<>(order);
+    java.util.Collections.swap(swapped, 0, 2);
+    commandSide.draw(drawJson(sku, opensAt, seed.commitment(), seed.hex(), swapped));
+    click("#draw-load");
+    waitFor(() -> text("draw-verify").equals("does not verify"));
+    DrawSeed other = DrawSeed.random();
+    commandSide.draw(drawJson(sku, opensAt, seed.commitment(), other.hex(), order));
+    click("#draw-load");
+    waitFor(
+        () ->
+            text("draw-seed").equals(other.hex()) && text("draw-verify").equals("does not verify"));
+    // Before the draw: nothing to check.
+    commandSide.draw(drawJson(sku, opensAt, seed.commitment(), null, List.of()));
+    click("#draw-load");
+    waitFor(() -> text("draw-verify").startsWith("not decided yet"));
+  }
+
+  private static String drawJson(
+      String sku, Instant opensAt, String commitment, String seed, List<String> order) {
+    return "{\"skuId\": \""
+        + sku
+        + "\", \"opensAt\": \""
+        + opensAt
+        + "\", \"drawCommitment\": \""
+        + commitment
+        + "\", \"seed\": "
+        + (seed == null ? "null" : "\"" + seed + "\"")
+        + ", \"queued\": 3, \"admitted\": "
+        + (seed == null ? 0 : 2)
+        + ", \"order\": ["
+        + String.join(", ", order.stream().map(id -> "\"" + id + "\"").toList())
+        + "]}";
   }
 
   @Test

@@ -12,10 +12,11 @@ import java.util.concurrent.CopyOnWriteArrayList;
 /**
  * A stand-in for the command side's sale commands, for the dashboard's browser test: the query
  * side's test cannot run the command side in its process. It answers a CORS preflight from any
- * origin, answers a SKU's state ({@code GET}) with the JSON the test set, and records each command
- * it receives (method, path, {@code Authorization}, body) and answers it with the status and JSON
- * the test set. The real command side's CORS and commands are tested in the command side's own
- * tests ({@code CrossOriginHttpIntegrationTest}, {@code SaleHttpIntegrationTest}).
+ * origin, answers a SKU's state ({@code GET}) and its draw ({@code GET .../draw}) with the JSON the
+ * test set, and records each command it receives (method, path, {@code Authorization}, body) and
+ * answers it with the status and JSON the test set. The real command side's CORS and commands are
+ * tested in the command side's own tests ({@code CrossOriginHttpIntegrationTest}, {@code
+ * SaleHttpIntegrationTest}).
  */
 final class StubCommandSide implements AutoCloseable {
 
@@ -28,6 +29,7 @@ final class StubCommandSide implements AutoCloseable {
   private volatile String contentType = "application/json";
   private volatile String answer = "{}";
   private volatile String sku = "{}";
+  private volatile String draw = "{}";
 
   StubCommandSide() {
     try {
@@ -55,6 +57,11 @@ final class StubCommandSide implements AutoCloseable {
     this.sku = json;
   }
 
+  /** A SKU's draw, as {@code GET /api/skus/{skuId}/draw} answers it from now on. */
+  void draw(String json) {
+    this.draw = json;
+  }
+
   List<Received> received() {
     return List.copyOf(received);
   }
@@ -74,7 +81,8 @@ final class StubCommandSide implements AutoCloseable {
       return;
     }
     if (exchange.getRequestMethod().equals("GET")) {
-      byte[] state = sku.getBytes(StandardCharsets.UTF_8);
+      String json = exchange.getRequestURI().getPath().endsWith("/draw") ? draw : sku;
+      byte[] state = json.getBytes(StandardCharsets.UTF_8);
       exchange.getResponseHeaders().add("Content-Type", "application/json");
       exchange.sendResponseHeaders(200, state.length);
       exchange.getResponseBody().write(state);

@@ -3,6 +3,8 @@ package io.stockade.query.replay;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.stockade.api.draw.ReservationDrawn;
+import io.stockade.api.draw.ReservationQueued;
 import io.stockade.api.reservation.ReservationAbandoned;
 import io.stockade.api.reservation.ReservationExtended;
 import io.stockade.api.reservation.ReservationLine;
@@ -10,6 +12,7 @@ import io.stockade.api.reservation.StockConfirmed;
 import io.stockade.api.reservation.StockReleased;
 import io.stockade.api.reservation.StockReserved;
 import io.stockade.api.sku.AdjustmentReason;
+import io.stockade.api.sku.DrawDecided;
 import io.stockade.api.sku.PurchaseLimitChanged;
 import io.stockade.api.sku.SalePaused;
 import io.stockade.api.sku.SaleResumed;
@@ -119,6 +122,7 @@ class ReplayIntegrationTest {
       }
       last = id;
     }
+    queued(random, run, skus, t0);
     String lastId = last;
     long head = head();
     await().atMost(Duration.ofSeconds(120)).until(() -> caughtUp(head) && visible(http, lastId));
@@ -136,6 +140,11 @@ class ReplayIntegrationTest {
             row ->
                 "CONFIRMED".equals(row.get("status"))
                     && "NOT_CONFIRMED".equals(row.get("release_reason")));
+    assertThat(incremental.get("reservation_view"))
+        .as("the workload holds queued reservations, refused and admitted ones")
+        .anyMatch(row -> "QUEUED".equals(row.get("status")))
+        .anyMatch(row -> "REFUSED".equals(row.get("status")));
+    assertThat(incremental.get("sku_queue")).isNotEmpty();
     assertThat(
             jdbc.queryForObject(
                 "select count(*) from domain_event_entry where aggregate_identifier like ?"
@@ -171,6 +180,82 @@ class ReplayIntegrationTest {
     }
     assertThat(http.get("/api/stock/" + skus.get(0)).getStatusCode().value()).isEqualTo(200);
     assertThat(http.get("/api/replays/unknown-" + run).getStatusCode().value()).isEqualTo(404);
+  }
+
+  /**
+   * A pre-queue's reservations: some still queued, some refused by the draw, some admitted (their
+   * {@code StockReserved} and {@code ReservationDrawn} in one transaction, in either order), of
+   * those some released later; and the draw's {@code DrawDecided}.
+   */
+  private void queued(Random random, String run, List<String> skus, Instant t0) {
+    Instant opensAt = t0.plusSeconds(1800);
+    List<String> ids = new ArrayList<>();
+    List<List<ReservationLine>> linesOf = new ArrayList<>();
+    for (int q = 0; q < 30; q++) {
+      String id = "R-" + run + "-q" + q;
+      Instant queuedAt = t0.plusMillis(700L * q);
+      List<ReservationLine> lines = new ArrayList<>();
+      for (String sku : skus) {
+        if (lines.isEmpty() || random.nextInt(3) == 0) {
+          lines.add(new ReservationLine(sku, 1 + random.nextInt(4)));
+        }
+      }
+      ids.add(id);
+      linesOf.add(lines);
+      append(
+          id,
+          0,
+          new ReservationQueued(id, "u-" + id, lines, 600_000, opensAt, "c0ffee", queuedAt),
+          queuedAt);
+    }
+    String[] refusals = {"INSUFFICIENT_STOCK", "LIMIT_EXCEEDED", "SALE_CLOSED", "SALE_PAUSED"};
+    for (int q = 0; q < ids.size(); q++) {
+      String id = ids.get(q);
+      List<ReservationLine> lines = linesOf.get(q);
+      int kind = random.nextInt(4);
+      long position = q;
+      if (kind == 1) {
+        append(
+            id,
+            1,
+            new ReservationDrawn(
+                id,
+                opensAt,
+                position,
+                refusals[random.nextInt(refusals.length)],
+                lines.get(0).skuId()),
+            opensAt);
+      } else if (kind > 1) {
+        boolean drawnFirst = random.nextBoolean();
+        Instant expiresAt = opensAt.plusSeconds(600);
+        transaction.executeWithoutResult(
+            status -> {
+              if (drawnFirst) {
+                append(
+                    id, 1, new ReservationDrawn(id, opensAt, position, "ADMITTED", null), opensAt);
+              }
+              append(
+                  id,
+                  0,
+                  new StockReserved(id, "u-" + id, lines, opensAt, expiresAt, position, 1),
+                  opensAt);
+              if (!drawnFirst) {
+                append(
+                    id, 1, new ReservationDrawn(id, opensAt, position, "ADMITTED", null), opensAt);
+              }
+            });
+        if (kind == 3) {
+          Instant releasedAt = opensAt.plusSeconds(5);
+          append(
+              id, 1, new StockReleased(id, "u-" + id, lines, "CANCELLED", releasedAt), releasedAt);
+        }
+      }
+    }
+    append(
+        skus.get(0),
+        2_000,
+        new DrawDecided(skus.get(0), opensAt, "ab".repeat(32), 30, 15),
+        opensAt);
   }
 
   /** An event of this kind (0 to 4) that changes a SKU's sale (or corrects its stock). */
@@ -295,6 +380,10 @@ class ReplayIntegrationTest {
         "reservation_view",
         jdbc.queryForList(
             "select * from reservation_view where reservation_id like ? order by reservation_id",
+            "R-" + run + "-%"),
+        "sku_queue",
+        jdbc.queryForList(
+            "select * from sku_queue where reservation_id like ? order by sku_id, reservation_id",
             "R-" + run + "-%"));
   }
 
