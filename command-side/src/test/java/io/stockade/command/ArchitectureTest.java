@@ -38,6 +38,7 @@ class ArchitectureTest {
           "io.stockade.command.reservation.ExtendingReservation",
           "io.stockade.command.reservation.RecoveringUnrecordedAdmissions",
           "io.stockade.command.reservation.GateFollower",
+          "io.stockade.command.reservation.Drawing",
           "io.stockade.command.sku.RegisteringSku",
           "io.stockade.command.sku.ReplenishingStock",
           "io.stockade.command.sku.ChangingSale",

@@ -207,6 +207,15 @@ public interface AdmissionGate {
   AdmissionDecision draw(Admission admission);
 
   /**
+   * Decides queued reservations of the draw in order, as {@link #draw(Admission)} decides each,
+   * many in one call where the gate can; stops after the first it cannot decide now (answered
+   * {@code Unavailable}, or {@code Queued} while the gate's clock is before the opening).
+   *
+   * @return one decision per admission decided, in order
+   */
+  List<AdmissionDecision> draw(List<Admission> admissions);
+
+  /**
    * Pauses ({@code paused}) or resumes the SKU's sale in every bucket, if {@code version} is newer
    * than the pause's stored one; answers once every bucket holds it. While paused reserve refuses
    * the SKU; confirm, release and extend are not affected.

@@ -50,6 +50,7 @@ class GateRebuild {
   private final Duration retention;
   private final Clock clock;
   private final ObjectProvider<DecisionDrain> decisions;
+  private final ObjectProvider<DrawRefusals> drawRefusals;
   private final StringRedisTemplate serviceRedis;
 
   GateRebuild(
@@ -58,7 +59,9 @@ class GateRebuild {
       GateProperties properties,
       Clock clock,
       ObjectProvider<DecisionDrain> decisions,
-      StringRedisTemplate serviceRedis) {
+      StringRedisTemplate serviceRedis,
+      ObjectProvider<DrawRefusals> drawRefusals) {
+    this.drawRefusals = drawRefusals;
     this.events = events;
     this.layout = layout;
     this.retention = properties.intentRetention();
@@ -172,6 +175,7 @@ class GateRebuild {
             write(writers, skuId, sku, placements.apply(skuId), reservedByBucket.get(skuId)));
     intents.forEach(
         (reservationId, intent) -> write(writers, placements, reservationId, intent, now));
+    int drawRefused = writeDrawRefusals(writers, placements, now);
     // Every partition's sequence goes on above every sequence in the record, in the decision log
     // and in the decision streams; and above the batch of decisions a drain may still be moving
     // from a stream Redis lost.
@@ -197,12 +201,13 @@ class GateRebuild {
     }
     log.warn(
         "Gate rebuilt as epoch {} from {} events in {} partitions: {} SKUs, {} reservations, {}"
-            + " stale keys cleared, in {} ms ({} ms to clear and fold)",
+            + " refusals of draws, {} stale keys cleared, in {} ms ({} ms to clear and fold)",
         epoch,
         image.events,
         writers.size(),
         image.skus.size(),
         intents.size(),
+        drawRefused,
         cleared.stale(),
         Duration.ofNanos(System.nanoTime() - started).toMillis(),
         Duration.ofNanos(folded - started).toMillis());
@@ -596,6 +601,43 @@ class GateRebuild {
     }
     parts.forEach(
         (index, lines) -> writePart(writers.get(index), reservationId, intent, lines, now));
+  }
+
+  /**
+   * Keeps the draws' refusals the record holds (within the intents' retention) as reserve.lua kept
+   * them: an intent record of state REFUSED in the partition of the reservation's first line, which
+   * answers a repeat with the refusal. Answers how many it wrote.
+   */
+  private int writeDrawRefusals(
+      List<RestoreWriter> writers, Function<String, List<Partition>> placements, Instant now) {
+    DrawRefusals refusals = drawRefusals.getIfAvailable();
+    if (refusals == null) {
+      return 0;
+    }
+    List<DrawRefusals.Refusal> kept = refusals.refusalsSince(now.minus(retention));
+    for (DrawRefusals.Refusal refusal : kept) {
+      List<Partition> placement = placements.apply(refusal.lines().get(0).skuId());
+      RestoreWriter writer =
+          writers.get(
+              placement.get(GateLayout.bucketOf(refusal.userId(), placement.size())).index());
+      String[] reply = refusal.reply().split(" ");
+      writer.add(
+          "HSET",
+          writer.partition().intent(refusal.reservationId()),
+          "state",
+          "REFUSED",
+          "user",
+          refusal.userId(),
+          "fingerprint",
+          refusal.fingerprint(),
+          "sequence",
+          reply[reply.length - 1],
+          "epoch",
+          "-1",
+          "refusal",
+          refusal.reply());
+    }
+    return kept.size();
   }
 
   /** One part of an intent: its fields in one HSET, and its expiry once it has ended. */

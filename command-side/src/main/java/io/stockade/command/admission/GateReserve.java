@@ -28,6 +28,7 @@ final class GateReserve {
   private static final Logger log = LoggerFactory.getLogger(GateReserve.class);
 
   private static final RedisScript<List<Object>> RESERVE = GateScripts.load("reserve");
+  private static final RedisScript<List<Object>> DRAW = GateScripts.loadDraw();
 
   /** How often a reservation short in its user's bucket gathers units from the others. */
   private static final int CONSOLIDATIONS = 3;
@@ -104,6 +105,61 @@ final class GateReserve {
           : decision;
     } catch (DataAccessException | GateClosedException e) {
       return new AdmissionDecision.Unavailable(e.getMessage());
+    }
+  }
+
+  /**
+   * Decides queued reservations of a pre-queue's draw, in order, as {@link #reserve(Admission,
+   * boolean)} with {@code drawing} decides each: on one partition, with no SKU in buckets, many in
+   * one call of the draw's script (reserve.lua's code in a loop); else one at a time. Stops at the
+   * first the gate cannot decide now (closed, its clock not yet at the opening): the answers are a
+   * prefix of the admissions, that one's answer last.
+   */
+  List<AdmissionDecision> draw(List<Admission> admissions) {
+    List<AdmissionDecision> decisions = new ArrayList<>(admissions.size());
+    boolean together =
+        layout.partitions().size() == 1
+            && admissions.stream().noneMatch(admission -> placements.inBuckets(admission.lines()));
+    if (!together) {
+      for (Admission admission : admissions) {
+        AdmissionDecision decision = reserve(admission, true);
+        decisions.add(decision);
+        if (decision instanceof AdmissionDecision.Unavailable
+            || decision instanceof AdmissionDecision.Queued) {
+          break;
+        }
+      }
+      return decisions;
+    }
+    try {
+      GateSession session = scripts.session();
+      Partition only = layout.partition(0);
+      List<String> keys = new ArrayList<>();
+      List<Object> args = new ArrayList<>();
+      args.add(admissions.size());
+      for (Admission admission : admissions) {
+        List<String> ownKeys = new ArrayList<>();
+        List<Object> ownArgs = new ArrayList<>();
+        reserveArguments(admission, only, admission.lines(), List.of(), 0, 3, ownKeys, ownArgs);
+        args.add(ownKeys.size());
+        args.add(ownArgs.size());
+        args.addAll(ownArgs);
+        keys.addAll(ownKeys);
+      }
+      List<Object> replies = scripts.run(session, only, DRAW, keys, args.toArray());
+      for (int i = 0; i < admissions.size(); i++) {
+        @SuppressWarnings("unchecked")
+        List<Object> reply = (List<Object>) replies.get(i + 1);
+        List<ReservationLine> lines = admissions.get(i).lines();
+        AdmissionDecision decision = decision(reply, lines, lines, session.epoch());
+        decisions.add(decision);
+        if (decision instanceof AdmissionDecision.Queued) {
+          break;
+        }
+      }
+      return decisions;
+    } catch (DataAccessException | GateClosedException e) {
+      return List.of(new AdmissionDecision.Unavailable(e.getMessage()));
     }
   }
 
@@ -223,6 +279,20 @@ final class GateReserve {
       int flags) {
     List<String> keys = new ArrayList<>();
     List<Object> args = new ArrayList<>();
+    reserveArguments(admission, partition, lines, buckets, sequence, flags, keys, args);
+    return scripts.run(session, partition, RESERVE, keys, args.toArray());
+  }
+
+  /** reserve.lua's keys and arguments (after the marker and the epoch) for one part. */
+  private void reserveArguments(
+      Admission admission,
+      Partition partition,
+      List<ReservationLine> lines,
+      List<TokenBucket> buckets,
+      long sequence,
+      int flags,
+      List<String> keys,
+      List<Object> args) {
     args.add(buckets.size());
     for (TokenBucket bucket : buckets) {
       keys.add(bucket.key());
@@ -248,7 +318,6 @@ final class GateReserve {
       args.add(line.skuId());
       args.add(line.quantity());
     }
-    return scripts.run(session, partition, RESERVE, keys, args.toArray());
   }
 
   /**

@@ -41,9 +41,24 @@ final class GateScripts {
    */
   @SuppressWarnings({"unchecked", "rawtypes"})
   static RedisScript<List<Object>> load(String name) {
+    return (RedisScript) RedisScript.of(source(name), List.class);
+  }
+
+  /**
+   * The draw's script: draw.lua's loop after reserve.lua's whole text as the function {@code
+   * reserve(KEYS, ARGV)}, so that the draw decides each reservation with reserve.lua's own code.
+   */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  static RedisScript<List<Object>> loadDraw() {
+    return (RedisScript)
+        RedisScript.of(
+            "local function reserve(KEYS, ARGV)\n" + source("reserve") + "\nend\n" + source("draw"),
+            List.class);
+  }
+
+  private static String source(String name) {
     try (InputStream in = new ClassPathResource("lua/" + name + ".lua").getInputStream()) {
-      String source = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-      return (RedisScript) RedisScript.of(source, List.class);
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
     } catch (IOException e) {
       throw new UncheckedIOException("Gate script " + name + ".lua is missing", e);
     }

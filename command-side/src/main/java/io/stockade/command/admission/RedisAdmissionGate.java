@@ -141,6 +141,11 @@ class RedisAdmissionGate implements AdmissionGate {
   }
 
   @Override
+  public List<AdmissionDecision> draw(List<Admission> admissions) {
+    return reserve.draw(admissions);
+  }
+
+  @Override
   public SaleWrite pause(String skuId, long version, boolean paused) {
     return sale.pause(skuId, version, paused);
   }

@@ -4,6 +4,7 @@ import io.stockade.api.draw.DrawSeed;
 import io.stockade.api.draw.ReservationDrawn;
 import io.stockade.api.draw.ReservationQueued;
 import io.stockade.api.reservation.ReservationLine;
+import io.stockade.command.admission.DrawRefusals;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
@@ -35,7 +36,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  * reads a queue no transaction adds to any more.
  */
 @Repository
-public class DrawQueue {
+public class DrawQueue implements DrawRefusals {
 
   /** What became of a reservation asked to be queued. */
   public enum Enqueued {
@@ -63,9 +64,18 @@ public class DrawQueue {
       Integer position,
       String outcome) {}
 
-  /** A decision of the draw, for {@link #decided}. */
+  /**
+   * A decision of the draw, for {@link #decided}.
+   *
+   * @param refusal a refusal as the gate answers its repeat (reserve.lua's reply), else null
+   */
   public record Drawn(
-      String reservationId, Instant opensAt, long position, String outcome, String skuId) {}
+      String reservationId,
+      Instant opensAt,
+      long position,
+      String outcome,
+      String skuId,
+      String refusal) {}
 
   /** A draw as far as it has gone, for one SKU. */
   public record DrawState(
@@ -218,17 +228,37 @@ public class DrawQueue {
                   decision.skuId())));
       updates.add(
           new Object[] {
-            decision.position(), decision.outcome(), decision.skuId(), decision.reservationId()
+            decision.position(),
+            decision.outcome(),
+            decision.skuId(),
+            decision.refusal(),
+            decision.reservationId()
           });
     }
     transactions.executeWithoutResult(
         status -> {
           events.insert(jdbc, rows);
           jdbc.batchUpdate(
-              "update draw_queue set draw_position = ?, outcome = ?, refused_sku = ?"
+              "update draw_queue set draw_position = ?, outcome = ?, refused_sku = ?, refusal = ?"
                   + " where reservation_id = ? and outcome is null",
               updates);
         });
+  }
+
+  @Override
+  public List<Refusal> refusalsSince(Instant since) {
+    return jdbc.query(
+        "select q.reservation_id, q.user_id, q.fingerprint, q.reservation_lines, q.refusal"
+            + " from draw_queue q join draw_seed d on d.opens_at = q.opens_at"
+            + " where q.refusal is not null and (d.decided_at is null or d.decided_at > ?)",
+        (rs, row) ->
+            new Refusal(
+                rs.getString(1),
+                rs.getString(2),
+                rs.getString(3),
+                decode(rs.getString(4)),
+                rs.getString(5)),
+        Timestamp.from(since));
   }
 
   /** Openings at or before {@code now} whose draw is not decided. */

@@ -130,7 +130,14 @@ class Drawing {
       if (next.isEmpty()) {
         break;
       }
-      List<Drawn> decided = decide(opensAt, next, position);
+      List<Drawn> decided;
+      try {
+        decided = decide(opensAt, next, position);
+      } catch (LeaveDraw leave) {
+        backOff.put(opensAt, clock.instant().plusSeconds(30));
+        queue.lease(opensAt, drawer, clock.instant(), clock.instant());
+        return false;
+      }
       queue.decided(decided);
       position += decided.size();
       if (decided.size() < next.size() || !renew(opensAt)) {
@@ -148,62 +155,34 @@ class Drawing {
    */
   private List<Drawn> decide(Instant opensAt, List<Queued> next, long first) {
     List<Drawn> decided = new ArrayList<>(next.size());
-    List<CompletableFuture<Boolean>> stored = new ArrayList<>();
     List<Runnable> recordedInGate = new ArrayList<>();
+    List<CompletableFuture<Boolean>> stored = new ArrayList<>();
     long position = first;
+    List<Admission> admissions = new ArrayList<>(next.size());
+    Instant now = clock.instant();
     for (Queued queued : next) {
-      Admission admission =
+      admissions.add(
           new Admission(
-              queued.reservationId(),
-              queued.userId(),
-              queued.lines(),
-              queued.hold(),
-              clock.instant());
-      AdmissionDecision decision = gate.draw(admission);
-      String outcome = null;
-      String skuId = null;
-      if (decision instanceof AdmissionDecision.Admitted admitted) {
-        stored.add(
-            store(admission, admitted.admission(), admitted.admittedAt(), admitted.expiresAt()));
-        recordedInGate.add(
-            () -> gate.recorded(queued.reservationId(), admitted.admission(), queued.lines()));
-        outcome = ReservationDrawn.ADMITTED;
-      } else if (decision instanceof AdmissionDecision.Duplicate duplicate) {
-        // Decided before (this draw, interrupted): recorded again if it may not be.
-        if (duplicate.recording()) {
-          stored.add(
-              store(
-                  admission, duplicate.admission(), duplicate.admittedAt(), duplicate.expiresAt()));
-          recordedInGate.add(
-              () -> gate.recorded(queued.reservationId(), duplicate.admission(), queued.lines()));
-        }
-        outcome = ReservationDrawn.ADMITTED;
-      } else if (decision instanceof AdmissionDecision.Insufficient insufficient) {
-        outcome = "INSUFFICIENT_STOCK";
-        skuId = insufficient.skuId();
-      } else if (decision instanceof AdmissionDecision.LimitExceeded exceeded) {
-        outcome = "LIMIT_EXCEEDED";
-        skuId = exceeded.skuId();
-      } else if (decision instanceof AdmissionDecision.SaleClosed closed) {
-        outcome = "SALE_CLOSED";
-        skuId = closed.skuId();
-      } else if (decision instanceof AdmissionDecision.SalePaused paused) {
-        outcome = "SALE_PAUSED";
-        skuId = paused.skuId();
-      } else if (decision instanceof AdmissionDecision.UnknownSku unknown) {
-        // Only a gate other than the one the queue was made with knows no SKU of it: this instance
-        // leaves the draw to others for a while.
-        log.error("The gate does not know SKU {} of draw {}; leaving it", unknown.skuId(), opensAt);
-        backOff.put(opensAt, clock.instant().plusSeconds(30));
-        queue.lease(opensAt, drawer, clock.instant(), clock.instant());
-      } else if (!(decision instanceof AdmissionDecision.Queued)) {
-        // The gate not yet at the opening by its clock (Queued), closed or rebuilt: later.
-        log.info("Draw {} waits: {}", opensAt, decision);
-      }
+              queued.reservationId(), queued.userId(), queued.lines(), queued.hold(), now));
+    }
+    List<AdmissionDecision> decisions = gate.draw(admissions);
+    for (int i = 0; i < decisions.size(); i++) {
+      Outcome outcome = decisions.get(i).accept(new ToOutcome(admissions.get(i)));
       if (outcome == null) {
         break;
       }
-      decided.add(new Drawn(queued.reservationId(), opensAt, position++, outcome, skuId));
+      if (outcome.stored() != null) {
+        stored.add(outcome.stored());
+        recordedInGate.add(outcome.recorded());
+      }
+      decided.add(
+          new Drawn(
+              admissions.get(i).reservationId(),
+              opensAt,
+              position++,
+              outcome.outcome(),
+              outcome.skuId(),
+              outcome.refusal()));
     }
     // Every admission stored before any decision is marked recorded.
     for (CompletableFuture<Boolean> future : stored) {
@@ -211,6 +190,153 @@ class Drawing {
     }
     recordedInGate.forEach(Runnable::run);
     return decided;
+  }
+
+  /**
+   * A decision of the draw: its outcome, the refused line's SKU and the refusal as the gate answers
+   * its repeat; for an admission to store, its storing and what marks it recorded in the gate.
+   */
+  private record Outcome(
+      String outcome,
+      String skuId,
+      String refusal,
+      CompletableFuture<Boolean> stored,
+      Runnable recorded) {
+
+    static Outcome refused(String outcome, String skuId, String refusal) {
+      return new Outcome(outcome, skuId, refusal, null, null);
+    }
+  }
+
+  /**
+   * What the draw records of the gate's answer; null when the gate cannot decide now (closed or
+   * rebuilt, its clock not yet at the opening): the draw stops there and goes on at the next poll.
+   */
+  private final class ToOutcome implements AdmissionDecision.Cases<Outcome> {
+
+    private final Admission admission;
+
+    ToOutcome(Admission admission) {
+      this.admission = admission;
+    }
+
+    private Outcome admittedAs(AdmissionId id, Instant admittedAt, Instant expiresAt) {
+      return new Outcome(
+          ReservationDrawn.ADMITTED,
+          null,
+          null,
+          store(admission, id, admittedAt, expiresAt),
+          () -> gate.recorded(admission.reservationId(), id, admission.lines()));
+    }
+
+    @Override
+    public Outcome admitted(AdmissionDecision.Admitted admitted) {
+      return admittedAs(admitted.admission(), admitted.admittedAt(), admitted.expiresAt());
+    }
+
+    /** Decided before (this draw, interrupted): stored again if it may not be yet. */
+    @Override
+    public Outcome duplicate(AdmissionDecision.Duplicate duplicate) {
+      return duplicate.recording()
+          ? admittedAs(duplicate.admission(), duplicate.admittedAt(), duplicate.expiresAt())
+          : new Outcome(ReservationDrawn.ADMITTED, null, null, null, null);
+    }
+
+    @Override
+    public Outcome insufficient(AdmissionDecision.Insufficient insufficient) {
+      return Outcome.refused(
+          "INSUFFICIENT_STOCK", insufficient.skuId(), "4 " + insufficient.lineIndex() + " 0");
+    }
+
+    @Override
+    public Outcome limitExceeded(AdmissionDecision.LimitExceeded exceeded) {
+      return Outcome.refused(
+          "LIMIT_EXCEEDED",
+          exceeded.skuId(),
+          "5 "
+              + exceeded.lineIndex()
+              + " "
+              + exceeded.limit()
+              + " "
+              + exceeded.alreadyHeld()
+              + " 0");
+    }
+
+    @Override
+    public Outcome saleClosed(AdmissionDecision.SaleClosed closed) {
+      return Outcome.refused(
+          "SALE_CLOSED",
+          closed.skuId(),
+          "9 " + closed.lineIndex() + " " + closed.closesAt().toEpochMilli() + " 0");
+    }
+
+    @Override
+    public Outcome salePaused(AdmissionDecision.SalePaused paused) {
+      return Outcome.refused("SALE_PAUSED", paused.skuId(), "10 " + paused.lineIndex() + " 0");
+    }
+
+    /**
+     * Only a gate other than the one the queue was made with knows no SKU of it: this instance
+     * leaves the draw to others for a while.
+     */
+    @Override
+    public Outcome unknownSku(AdmissionDecision.UnknownSku unknown) {
+      log.error(
+          "The gate does not know SKU {} of reservation {}; this instance leaves its draw",
+          unknown.skuId(),
+          admission.reservationId());
+      throw new LeaveDraw();
+    }
+
+    @Override
+    public Outcome unavailable(AdmissionDecision.Unavailable unavailable) {
+      log.info("Draw waits for the gate: {}", unavailable.reason());
+      return null;
+    }
+
+    /** The gate's clock is not yet at the opening. */
+    @Override
+    public Outcome queued(AdmissionDecision.Queued queued) {
+      return null;
+    }
+
+    @Override
+    public Outcome reused(AdmissionDecision.Reused reused) {
+      throw unexpected(reused);
+    }
+
+    @Override
+    public Outcome abandoned(AdmissionDecision.Abandoned abandoned) {
+      throw unexpected(abandoned);
+    }
+
+    @Override
+    public Outcome rateLimited(AdmissionDecision.RateLimited limited) {
+      throw unexpected(limited);
+    }
+
+    @Override
+    public Outcome saleNotOpen(AdmissionDecision.SaleNotOpen notOpen) {
+      throw unexpected(notOpen);
+    }
+
+    @Override
+    public Outcome drawInProgress(AdmissionDecision.DrawInProgress inProgress) {
+      throw unexpected(inProgress);
+    }
+
+    private IllegalStateException unexpected(AdmissionDecision decision) {
+      return new IllegalStateException(
+          "The draw cannot decide " + admission.reservationId() + ": " + decision);
+    }
+  }
+
+  /** This instance's gate does not know a SKU of the draw: it leaves the draw to others. */
+  private static final class LeaveDraw extends RuntimeException {
+
+    LeaveDraw() {
+      super(null, null, false, false);
+    }
   }
 
   private CompletableFuture<Boolean> store(

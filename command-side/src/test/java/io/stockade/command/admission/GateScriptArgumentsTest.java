@@ -159,14 +159,14 @@ class GateScriptArgumentsTest {
                         List.of(
                             "0", "u-1", "fp", "1", "900000", "0", "0", "0", "1", f.sku(), "1"))),
         Arguments.of(
-            "reserve: final neither 0 nor 1",
+            "reserve: flags not 0 to 3",
             (Fn)
                 f ->
                     new Call(
                         "reserve",
                         reserveKeys(f),
                         List.of(
-                            "0", "u-1", "fp", "1", "900000", "0", "0", "1000000", "2", f.sku(),
+                            "0", "u-1", "fp", "1", "900000", "0", "0", "1000000", "4", f.sku(),
                             "1"))),
         Arguments.of(
             "reserve: decisions of the wrong type",
@@ -621,11 +621,16 @@ class GateScriptArgumentsTest {
                         f, fx -> fx.redis().opsForHash().put(fx.counters(), "opensAt", "soon"))),
         sale("no part", List.of()),
         sale("an unknown part", List.of("window", "1", "1", "2")),
-        sale("a schedule without closesAt", List.of("schedule", "1", "1000")),
-        sale("a negative version", List.of("schedule", "-1", "1000", "2000")),
-        sale("opensAt not a number", List.of("schedule", "1", "soon", "2000")),
-        sale("opensAt after closesAt", List.of("schedule", "1", "3000", "2000")),
-        sale("opensAt at closesAt", List.of("schedule", "1", "2000", "2000")),
+        sale("a schedule without closesAt", List.of("schedule", "1", "1000", "0")),
+        sale("a schedule without its pre-queue", List.of("schedule", "1", "1000", "2000")),
+        sale("a negative version", List.of("schedule", "-1", "1000", "2000", "0")),
+        sale("opensAt not a number", List.of("schedule", "1", "soon", "2000", "0")),
+        sale("opensAt after closesAt", List.of("schedule", "1", "3000", "2000", "0")),
+        sale("opensAt at closesAt", List.of("schedule", "1", "2000", "2000", "0")),
+        sale("a negative pre-queue", List.of("schedule", "1", "1000", "2000", "-1")),
+        sale("a pre-queue without opensAt", List.of("schedule", "1", "-", "2000", "1000")),
+        sale("drawn not a number", List.of("drawn", "1", "soon")),
+        sale("drawn without its opening", List.of("drawn", "1")),
         sale("paused neither 0 nor 1", List.of("pause", "1", "2")),
         sale("a limit below -1", List.of("limit", "1", "-2")),
         sale("a limit and more", List.of("limit", "1", "3", "4")),
