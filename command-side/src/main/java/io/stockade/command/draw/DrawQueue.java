@@ -5,12 +5,14 @@ import io.stockade.api.draw.ReservationDrawn;
 import io.stockade.api.draw.ReservationQueued;
 import io.stockade.api.reservation.ReservationLine;
 import io.stockade.command.admission.DrawRefusals;
+import io.stockade.platform.jdbc.MultiRowInsert;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -61,6 +63,8 @@ public class DrawQueue implements DrawRefusals {
       Duration hold,
       String fingerprint,
       Instant opensAt,
+      String ticket,
+      Instant queuedAt,
       Integer position,
       String outcome) {}
 
@@ -69,13 +73,16 @@ public class DrawQueue implements DrawRefusals {
    *
    * @param refusal a refusal as the gate answers its repeat (reserve.lua's reply), else null
    */
-  public record Drawn(
-      String reservationId,
-      Instant opensAt,
-      long position,
-      String outcome,
-      String skuId,
-      String refusal) {}
+  public record Drawn(Queued queued, long position, String outcome, String skuId, String refusal) {
+
+    public String reservationId() {
+      return queued.reservationId();
+    }
+
+    public Instant opensAt() {
+      return queued.opensAt();
+    }
+  }
 
   /** A draw as far as it has gone, for one SKU. */
   public record DrawState(
@@ -183,13 +190,31 @@ public class DrawQueue implements DrawRefusals {
         .findFirst();
   }
 
-  /** The next undecided reservations of the draw, in the draw's order. */
+  /** The first undecided reservations of the draw, in the draw's order: where a draw resumes. */
   public List<Queued> undecided(Instant opensAt, int limit) {
     return jdbc.query(
         "select * from draw_queue where opens_at = ? and outcome is null"
             + " order by ticket, reservation_id limit ?",
         (rs, row) -> queued(rs),
         opensAt.toEpochMilli(),
+        limit);
+  }
+
+  /**
+   * The reservations of the draw after {@code last} in the draw's order (read by its index, not
+   * past the decided ones: the draw decides in this order, so everything after the last decided is
+   * undecided).
+   */
+  public List<Queued> after(Queued last, int limit) {
+    return jdbc.query(
+        "select * from draw_queue where opens_at = ?"
+            + " and (ticket > ? or (ticket = ? and reservation_id > ?))"
+            + " order by ticket, reservation_id limit ?",
+        (rs, row) -> queued(rs),
+        last.opensAt().toEpochMilli(),
+        last.ticket(),
+        last.ticket(),
+        last.reservationId(),
         limit);
   }
 
@@ -212,10 +237,11 @@ public class DrawQueue implements DrawRefusals {
     if (drawn.isEmpty()) {
       return;
     }
-    List<Object[]> rows = new ArrayList<>(drawn.size());
-    List<Object[]> updates = new ArrayList<>(drawn.size());
+    List<Object> rows = new ArrayList<>(drawn.size() * 9);
+    List<Object> decisions = new ArrayList<>(drawn.size() * 12);
     for (Drawn decision : drawn) {
-      rows.add(
+      Collections.addAll(
+          rows,
           events.row(
               STREAM_TYPE,
               ReservationQueued.streamId(decision.reservationId()),
@@ -226,22 +252,38 @@ public class DrawQueue implements DrawRefusals {
                   decision.position(),
                   decision.outcome(),
                   decision.skuId())));
-      updates.add(
-          new Object[] {
-            decision.position(),
-            decision.outcome(),
-            decision.skuId(),
-            decision.refusal(),
-            decision.reservationId()
-          });
+      Queued queued = decision.queued();
+      Collections.addAll(
+          decisions,
+          queued.reservationId(),
+          queued.opensAt().toEpochMilli(),
+          queued.ticket(),
+          queued.userId(),
+          queued.hold().toMillis(),
+          queued.fingerprint(),
+          encode(queued.lines()),
+          Timestamp.from(queued.queuedAt()),
+          decision.position(),
+          decision.outcome(),
+          decision.skuId(),
+          decision.refusal());
     }
     transactions.executeWithoutResult(
         status -> {
-          events.insert(jdbc, rows);
-          jdbc.batchUpdate(
-              "update draw_queue set draw_position = ?, outcome = ?, refused_sku = ?, refusal = ?"
-                  + " where reservation_id = ? and outcome is null",
-              updates);
+          jdbc.update(
+              MultiRowInsert.sql(EventRows.COLUMNS, EventRows.ROW, drawn.size()), rows.toArray());
+          // The rows exist: each is updated (an upsert writes many rows in one statement).
+          jdbc.update(
+              MultiRowInsert.sql(
+                      "insert into draw_queue (reservation_id, opens_at, ticket, user_id, hold_ms,"
+                          + " fingerprint, reservation_lines, queued_at, draw_position, outcome,"
+                          + " refused_sku, refusal) values ",
+                      "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                      drawn.size())
+                  + " on duplicate key update draw_position = values(draw_position),"
+                  + " refused_sku = values(refused_sku), refusal = values(refusal),"
+                  + " outcome = values(outcome)",
+              decisions.toArray());
         });
   }
 
@@ -390,11 +432,13 @@ public class DrawQueue implements DrawRefusals {
         Duration.ofMillis(rs.getLong("hold_ms")),
         rs.getString("fingerprint"),
         Instant.ofEpochMilli(rs.getLong("opens_at")),
+        rs.getString("ticket"),
+        rs.getTimestamp("queued_at").toInstant(),
         decided,
         rs.getString("outcome"));
   }
 
-  private static String encode(List<ReservationLine> lines) {
+  static String encode(List<ReservationLine> lines) {
     StringBuilder encoded = new StringBuilder();
     for (ReservationLine line : lines) {
       if (encoded.length() > 0) {

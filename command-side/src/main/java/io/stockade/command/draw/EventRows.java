@@ -17,10 +17,16 @@ import org.springframework.jdbc.core.JdbcTemplate;
  */
 final class EventRows {
 
-  private static final String INSERT =
+  /** The head of an insert of event rows, for {@code MultiRowInsert}. */
+  static final String COLUMNS =
       "insert into domain_event_entry (aggregate_identifier, sequence_number, type,"
           + " event_identifier, meta_data, payload, payload_revision, payload_type, time_stamp)"
-          + " values (?, ?, ?, ?, ?, ?, ?, ?, ?)";
+          + " values ";
+
+  /** One event row's placeholders. */
+  static final String ROW = "(?, ?, ?, ?, ?, ?, ?, ?, ?)";
+
+  private static final String INSERT = COLUMNS + ROW;
 
   private final Configuration axon;
 

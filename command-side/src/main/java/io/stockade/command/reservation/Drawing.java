@@ -23,6 +23,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -64,6 +66,16 @@ class Drawing {
   private final Map<Instant, Instant> backOff = new HashMap<>();
   private ScheduledExecutorService poller;
 
+  /** Records the batches of a draw, one at a time, while the gate decides the next. */
+  private final ExecutorService recorder =
+      Executors.newSingleThreadExecutor(DaemonThreads.named("draw-recorder"));
+
+  /**
+   * Run between the gate's decisions of a batch and their recording: the tests' crash point (an
+   * instance dying there leaves decisions the gate made and the record does not hold yet).
+   */
+  volatile Runnable afterGateDecided = () -> {};
+
   Drawing(
       DrawQueue queue,
       AdmissionGate gate,
@@ -72,7 +84,7 @@ class Drawing {
       Clock clock,
       @Value("${stockade.draw.enabled:true}") boolean enabled,
       @Value("${stockade.draw.interval:100ms}") Duration interval,
-      @Value("${stockade.draw.lease:10s}") Duration lease,
+      @Value("${stockade.draw.lease:5s}") Duration lease,
       @Value("${stockade.draw.batch:1000}") int batch) {
     this.queue = queue;
     this.gate = gate;
@@ -99,6 +111,7 @@ class Drawing {
     if (poller != null) {
       poller.shutdownNow();
     }
+    recorder.shutdownNow();
   }
 
   /** Draws every draw that is due and not decided, if this instance gets its lease. */
@@ -119,41 +132,88 @@ class Drawing {
     }
   }
 
-  /** Decides the draw at {@code opensAt} as far as this instance can; true once decided. */
+  /**
+   * Decides the draw at {@code opensAt} as far as this instance can; true once decided. The gate
+   * decides a batch while the batch before it is recorded (one recording at a time, in order, so
+   * that the record always holds a prefix of the draw order: a draw resumed goes on after it).
+   */
   boolean draw(Instant opensAt) {
     if (!renew(opensAt)) {
       return false;
     }
     long position = queue.decidedCount(opensAt);
-    while (true) {
-      List<Queued> next = queue.undecided(opensAt, batch);
-      if (next.isEmpty()) {
-        break;
+    List<Queued> next = queue.undecided(opensAt, batch);
+    CompletableFuture<Boolean> recording = CompletableFuture.completedFuture(true);
+    try {
+      while (!next.isEmpty()) {
+        Batch decided;
+        try {
+          decided = decide(next, position);
+        } catch (LeaveDraw leave) {
+          backOff.put(opensAt, clock.instant().plusSeconds(30));
+          recorded(recording);
+          queue.lease(opensAt, drawer, clock.instant(), clock.instant());
+          return false;
+        }
+        position += decided.drawn().size();
+        boolean whole = decided.drawn().size() == next.size();
+        List<Queued> following = whole ? queue.after(next.get(next.size() - 1), batch) : List.of();
+        if (!recorded(recording)) {
+          return false;
+        }
+        recording = CompletableFuture.supplyAsync(() -> record(opensAt, decided), recorder);
+        if (!whole) {
+          // Stopped short (the gate not yet at the opening, or closed): the next poll goes on.
+          recorded(recording);
+          return false;
+        }
+        next = following;
       }
-      List<Drawn> decided;
-      try {
-        decided = decide(opensAt, next, position);
-      } catch (LeaveDraw leave) {
-        backOff.put(opensAt, clock.instant().plusSeconds(30));
-        queue.lease(opensAt, drawer, clock.instant(), clock.instant());
+      if (!recorded(recording)) {
         return false;
       }
-      queue.decided(decided);
-      position += decided.size();
-      if (decided.size() < next.size() || !renew(opensAt)) {
-        // Stopped short (the gate not yet at the opening, or closed): the next poll goes on.
-        return false;
-      }
+    } finally {
+      // Nothing of this draw is left running when it returns or fails.
+      recording.exceptionally(failed -> false).join();
     }
     finish(opensAt);
     return true;
   }
 
+  /** The outcome of a batch's recording: false when the lease was lost; its failure thrown. */
+  private static boolean recorded(CompletableFuture<Boolean> recording) {
+    try {
+      return recording.join();
+    } catch (CompletionException e) {
+      if (e.getCause() instanceof RuntimeException failed) {
+        throw failed;
+      }
+      throw e;
+    }
+  }
+
+  /** A batch the gate decided: the decisions to record, and the admissions' storing. */
+  private record Batch(
+      List<Drawn> drawn, List<CompletableFuture<Boolean>> stored, List<Runnable> recordedInGate) {}
+
   /**
-   * Decides the reservations in order, until the first the gate cannot decide now; stores the
-   * admitted ones and answers the decisions to record, in order.
+   * Records a batch: its admissions stored (and marked recorded in the gate), then its decisions;
+   * answers whether this instance still holds the lease.
    */
-  private List<Drawn> decide(Instant opensAt, List<Queued> next, long first) {
+  private boolean record(Instant opensAt, Batch decided) {
+    for (CompletableFuture<Boolean> future : decided.stored()) {
+      storing.await(future);
+    }
+    decided.recordedInGate().forEach(Runnable::run);
+    queue.decided(decided.drawn());
+    return renew(opensAt);
+  }
+
+  /**
+   * Decides the reservations in order, until the first the gate cannot decide now; the admitted
+   * ones are submitted for storing.
+   */
+  private Batch decide(List<Queued> next, long first) {
     List<Drawn> decided = new ArrayList<>(next.size());
     List<Runnable> recordedInGate = new ArrayList<>();
     List<CompletableFuture<Boolean>> stored = new ArrayList<>();
@@ -166,6 +226,7 @@ class Drawing {
               queued.reservationId(), queued.userId(), queued.lines(), queued.hold(), now));
     }
     List<AdmissionDecision> decisions = gate.draw(admissions);
+    afterGateDecided.run();
     for (int i = 0; i < decisions.size(); i++) {
       Outcome outcome = decisions.get(i).accept(new ToOutcome(admissions.get(i)));
       if (outcome == null) {
@@ -177,19 +238,9 @@ class Drawing {
       }
       decided.add(
           new Drawn(
-              admissions.get(i).reservationId(),
-              opensAt,
-              position++,
-              outcome.outcome(),
-              outcome.skuId(),
-              outcome.refusal()));
+              next.get(i), position++, outcome.outcome(), outcome.skuId(), outcome.refusal()));
     }
-    // Every admission stored before any decision is marked recorded.
-    for (CompletableFuture<Boolean> future : stored) {
-      storing.await(future);
-    }
-    recordedInGate.forEach(Runnable::run);
-    return decided;
+    return new Batch(decided, stored, recordedInGate);
   }
 
   /**

@@ -10,6 +10,7 @@ import io.stockade.command.admission.AdmissionId;
 import io.stockade.command.admission.GateEpochChangedException;
 import io.stockade.command.admission.TokenBucket;
 import io.stockade.command.draw.DrawQueue;
+import io.stockade.command.draw.QueueingReservations;
 import io.stockade.command.reservation.StoringReservations.StoringFailedException;
 import java.time.Clock;
 import java.time.Duration;
@@ -17,9 +18,7 @@ import java.time.Instant;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.dao.DataAccessException;
 import org.springframework.stereotype.Component;
-import org.springframework.transaction.TransactionException;
 
 /**
  * Reserves stock: the gate decides first, then the decision is recorded as an event. A crash
@@ -39,6 +38,7 @@ class ReservingStock {
   private final Clock clock;
   private final AdmissionMetrics metrics;
   private final DrawQueue queue;
+  private final QueueingReservations queueing;
 
   ReservingStock(
       AdmissionGate gate,
@@ -46,8 +46,10 @@ class ReservingStock {
       ReservationRecord stored,
       Clock clock,
       AdmissionMetrics metrics,
-      DrawQueue queue) {
+      DrawQueue queue,
+      QueueingReservations queueing) {
     this.queue = queue;
+    this.queueing = queueing;
     this.gate = gate;
     this.storing = storing;
     this.stored = stored;
@@ -146,7 +148,7 @@ class ReservingStock {
     DrawQueue.Enqueued enqueued;
     try {
       enqueued =
-          queue.enqueue(
+          queueing.enqueue(
               admission.reservationId(),
               admission.userId(),
               admission.lines(),
@@ -154,7 +156,7 @@ class ReservingStock {
               admission.fingerprint(),
               queued.opensAt(),
               admission.now());
-    } catch (DataAccessException | TransactionException e) {
+    } catch (QueueingReservations.QueueingFailedException e) {
       log.warn("Reservation {} could not be queued", admission.reservationId(), e);
       throw new RecordingFailedException(admission.reservationId(), e);
     }
