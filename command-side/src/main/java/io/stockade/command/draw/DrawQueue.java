@@ -19,7 +19,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import javax.sql.DataSource;
 import org.axonframework.config.Configuration;
-import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.support.JdbcTransactionManager;
 import org.springframework.stereotype.Repository;
@@ -99,79 +98,6 @@ public class DrawQueue implements DrawRefusals {
     this.jdbc = jdbc;
     this.transactions = new TransactionTemplate(new JdbcTransactionManager(dataSource));
     this.events = new EventRows(axon);
-  }
-
-  /**
-   * Queues the reservation for the draw at {@code opensAt}, or finds it queued: committed when this
-   * returns QUEUED.
-   *
-   * @param lines merged, one per SKU
-   */
-  public Enqueued enqueue(
-      String reservationId,
-      String userId,
-      List<ReservationLine> lines,
-      Duration hold,
-      String fingerprint,
-      Instant opensAt,
-      Instant queuedAt) {
-    long opening = opensAt.toEpochMilli();
-    DrawSeed seed = seed(opensAt);
-    try {
-      Enqueued enqueued =
-          transactions.execute(
-              status -> {
-                List<Timestamp> started =
-                    jdbc.queryForList(
-                        "select started_at from draw_seed where opens_at = ? lock in share mode",
-                        Timestamp.class,
-                        opening);
-                if (started.isEmpty() || started.get(0) != null) {
-                  return Enqueued.DRAW_STARTED;
-                }
-                jdbc.update(
-                    "insert into draw_queue (reservation_id, opens_at, ticket, user_id, hold_ms,"
-                        + " fingerprint, reservation_lines, queued_at) values (?, ?, ?, ?, ?, ?, ?, ?)",
-                    reservationId,
-                    opening,
-                    seed.ticket(reservationId),
-                    userId,
-                    hold.toMillis(),
-                    fingerprint,
-                    encode(lines),
-                    Timestamp.from(queuedAt));
-                List<Object[]> skus = new ArrayList<>();
-                for (ReservationLine line : lines) {
-                  skus.add(new Object[] {opening, line.skuId(), reservationId});
-                }
-                jdbc.batchUpdate(
-                    "insert into draw_queue_sku (opens_at, sku_id, reservation_id) values (?, ?, ?)",
-                    skus);
-                events.insert(
-                    jdbc,
-                    List.<Object[]>of(
-                        events.row(
-                            STREAM_TYPE,
-                            ReservationQueued.streamId(reservationId),
-                            0,
-                            new ReservationQueued(
-                                reservationId,
-                                userId,
-                                lines,
-                                hold.toMillis(),
-                                opensAt,
-                                seed.commitment(),
-                                queuedAt))));
-                return Enqueued.QUEUED;
-              });
-      return enqueued;
-    } catch (DuplicateKeyException queuedBefore) {
-      return find(reservationId)
-          .map(
-              queued ->
-                  queued.fingerprint().equals(fingerprint) ? Enqueued.QUEUED : Enqueued.REUSED)
-          .orElseThrow(() -> queuedBefore);
-    }
   }
 
   /** The commitment of the draw at {@code opensAt}. */

@@ -28,6 +28,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.dao.DataIntegrityViolationException;
+import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.support.JdbcTransactionManager;
 import org.springframework.stereotype.Component;
@@ -171,24 +172,32 @@ public class QueueingReservations {
     try {
       answers = transactions.execute(status -> insert(batch));
     } catch (DataIntegrityViolationException queuedBefore) {
-      for (Entry entry : batch) {
-        try {
-          entry.outcome.complete(
-              queue.enqueue(
-                  entry.reservationId,
-                  entry.userId,
-                  entry.lines,
-                  entry.hold,
-                  entry.fingerprint,
-                  entry.opensAt,
-                  entry.queuedAt));
-        } catch (RuntimeException e) {
-          entry.outcome.completeExceptionally(e);
-        }
-      }
+      batch.forEach(this::writeAlone);
       return;
     }
     answers.forEach((entry, answer) -> entry.outcome.complete(answer));
+  }
+
+  /**
+   * Writes one entry in a transaction of its own; queued before (its row's key taken), it is
+   * compared with what was queued.
+   */
+  private void writeAlone(Entry entry) {
+    try {
+      entry.outcome.complete(transactions.execute(status -> insert(List.of(entry))).get(entry));
+    } catch (DuplicateKeyException queuedBefore) {
+      entry.outcome.complete(
+          queue
+              .find(entry.reservationId)
+              .map(
+                  queued ->
+                      queued.fingerprint().equals(entry.fingerprint)
+                          ? Enqueued.QUEUED
+                          : Enqueued.REUSED)
+              .orElse(Enqueued.REUSED));
+    } catch (RuntimeException e) {
+      entry.outcome.completeExceptionally(e);
+    }
   }
 
   /** The batch's rows, those of draws not started; answers every entry. */
