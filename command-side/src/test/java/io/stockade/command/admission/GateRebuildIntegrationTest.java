@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -127,10 +128,15 @@ class GateRebuildIntegrationTest {
     String sku = register("hot", 40);
     long epochBefore = epoch();
 
+    // The load waits once 10 are admitted, until Redis is down: it cannot sell the rest first (8
+    // threads sold all 40 within Awaitility's first poll once, and met no 503).
     Load load = new Load(sku);
+    CountDownLatch redisDown = load.pauseOnceAdmitted(10);
     load.start();
     await().atMost(Duration.ofSeconds(60)).until(() -> load.admitted.get() >= 10);
     redis.stop();
+    redisDown.countDown();
+    await().atMost(Duration.ofSeconds(60)).until(() -> load.statuses.containsKey(503));
     try (Stream<Path> files = Files.list(data)) {
       files.forEach(GateRebuildIntegrationTest::delete);
     }
@@ -501,8 +507,20 @@ class GateRebuildIntegrationTest {
     final ExecutorService threads = Executors.newFixedThreadPool(8);
     final List<Future<?>> workers = new ArrayList<>();
 
+    /** Once set, workers wait after a 201 that brings the admitted to {@code pauseAt}. */
+    volatile CountDownLatch resume;
+
+    volatile int pauseAt;
+
     Load(String sku) {
       this.sku = sku;
+    }
+
+    /** Makes every worker wait, after its 201 once {@code admitted} are admitted, for the latch. */
+    CountDownLatch pauseOnceAdmitted(int admitted) {
+      pauseAt = admitted;
+      resume = new CountDownLatch(1);
+      return resume;
     }
 
     void start() {
@@ -518,7 +536,10 @@ class GateRebuildIntegrationTest {
         int status = reserve(n % 2, sku, "L-" + run + "-" + n, "u-" + n);
         statuses.merge(status, 1, Integer::sum);
         if (status == 201) {
-          admitted.incrementAndGet();
+          CountDownLatch latch = resume;
+          if (admitted.incrementAndGet() >= pauseAt && latch != null) {
+            awaitUninterruptibly(latch);
+          }
         } else if (status == 409) {
           return;
         } else if (status == 503) {
@@ -616,6 +637,18 @@ class GateRebuildIntegrationTest {
       }
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Waits for the latch, at most a minute (the test's own waits are bounded alike). */
+  private static void awaitUninterruptibly(CountDownLatch latch) {
+    try {
+      if (!latch.await(60, TimeUnit.SECONDS)) {
+        throw new AssertionError("Not resumed within a minute");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
     }
   }
 
