@@ -49,12 +49,7 @@ public class DrawQueue implements DrawRefusals {
     DRAW_STARTED
   }
 
-  /**
-   * A queued reservation.
-   *
-   * @param position its place in the draw order once decided, else null
-   * @param outcome {@link ReservationDrawn#outcome()} once decided, else null
-   */
+  /** A queued reservation, with its ticket (its place in the draw order). */
   public record Queued(
       String reservationId,
       String userId,
@@ -62,10 +57,7 @@ public class DrawQueue implements DrawRefusals {
       Duration hold,
       String fingerprint,
       Instant opensAt,
-      String ticket,
-      Instant queuedAt,
-      Integer position,
-      String outcome) {}
+      String ticket) {}
 
   /**
    * A decision of the draw, for {@link #decided}.
@@ -164,7 +156,7 @@ public class DrawQueue implements DrawRefusals {
       return;
     }
     List<Object> rows = new ArrayList<>(drawn.size() * 9);
-    List<Object> decisions = new ArrayList<>(drawn.size() * 12);
+    List<Object> decisions = new ArrayList<>(drawn.size() * 5);
     for (Drawn decision : drawn) {
       Collections.addAll(
           rows,
@@ -178,17 +170,9 @@ public class DrawQueue implements DrawRefusals {
                   decision.position(),
                   decision.outcome(),
                   decision.skuId())));
-      Queued queued = decision.queued();
       Collections.addAll(
           decisions,
-          queued.reservationId(),
-          queued.opensAt().toEpochMilli(),
-          queued.ticket(),
-          queued.userId(),
-          queued.hold().toMillis(),
-          queued.fingerprint(),
-          encode(queued.lines()),
-          Timestamp.from(queued.queuedAt()),
+          decision.reservationId(),
           decision.position(),
           decision.outcome(),
           decision.skuId(),
@@ -198,17 +182,14 @@ public class DrawQueue implements DrawRefusals {
         status -> {
           jdbc.update(
               MultiRowInsert.sql(EventRows.COLUMNS, EventRows.ROW, drawn.size()), rows.toArray());
-          // The rows exist: each is updated (an upsert writes many rows in one statement).
+          // Every row updated by one statement, from a derived table of the decisions.
           jdbc.update(
-              MultiRowInsert.sql(
-                      "insert into draw_queue (reservation_id, opens_at, ticket, user_id, hold_ms,"
-                          + " fingerprint, reservation_lines, queued_at, draw_position, outcome,"
-                          + " refused_sku, refusal) values ",
-                      "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                      drawn.size())
-                  + " on duplicate key update draw_position = values(draw_position),"
-                  + " refused_sku = values(refused_sku), refusal = values(refusal),"
-                  + " outcome = values(outcome)",
+              "update draw_queue q join (select ? as reservation_id, ? as draw_position,"
+                  + " ? as outcome, ? as refused_sku, ? as refusal"
+                  + " union all select ?, ?, ?, ?, ?".repeat(drawn.size() - 1)
+                  + ") d on q.reservation_id = d.reservation_id set q.draw_position ="
+                  + " d.draw_position, q.outcome = d.outcome, q.refused_sku = d.refused_sku,"
+                  + " q.refusal = d.refusal",
               decisions.toArray());
         });
   }
@@ -349,8 +330,6 @@ public class DrawQueue implements DrawRefusals {
   }
 
   private static Queued queued(ResultSet rs) throws SQLException {
-    int position = rs.getInt("draw_position");
-    Integer decided = rs.wasNull() ? null : position;
     return new Queued(
         rs.getString("reservation_id"),
         rs.getString("user_id"),
@@ -358,10 +337,7 @@ public class DrawQueue implements DrawRefusals {
         Duration.ofMillis(rs.getLong("hold_ms")),
         rs.getString("fingerprint"),
         Instant.ofEpochMilli(rs.getLong("opens_at")),
-        rs.getString("ticket"),
-        rs.getTimestamp("queued_at").toInstant(),
-        decided,
-        rs.getString("outcome"));
+        rs.getString("ticket"));
   }
 
   static String encode(List<ReservationLine> lines) {

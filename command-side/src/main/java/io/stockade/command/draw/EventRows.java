@@ -1,6 +1,5 @@
 package io.stockade.command.draw;
 
-import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.axonframework.common.DateTimeUtils;
@@ -8,12 +7,12 @@ import org.axonframework.config.Configuration;
 import org.axonframework.eventhandling.GenericDomainEventMessage;
 import org.axonframework.eventhandling.GenericEventMessage;
 import org.axonframework.eventsourcing.eventstore.jpa.DomainEventEntry;
-import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
- * Appends events of the draw's own streams ({@code queued:<reservationId>}) into Axon's table, in
- * the caller's transaction, serialized by Axon's event serializer as Axon's JPA engine writes them;
- * the unique (stream, sequence) key lets each in once.
+ * The rows of events of the draw's own streams ({@code queued:<reservationId>}) in Axon's table,
+ * serialized by Axon's event serializer as Axon's JPA engine writes them, for the callers'
+ * multi-row inserts ({@link #COLUMNS}, {@link #ROW}); the unique (stream, sequence) key lets each
+ * in once.
  */
 final class EventRows {
 
@@ -25,8 +24,6 @@ final class EventRows {
 
   /** One event row's placeholders. */
   static final String ROW = "(?, ?, ?, ?, ?, ?, ?, ?, ?)";
-
-  private static final String INSERT = COLUMNS + ROW;
 
   private final Configuration axon;
 
@@ -58,11 +55,5 @@ final class EventRows {
       entry.getPayload().getType().getName(),
       DateTimeUtils.formatInstant(entry.getTimestamp())
     };
-  }
-
-  void insert(JdbcTemplate jdbc, List<Object[]> rows) {
-    if (!rows.isEmpty()) {
-      jdbc.batchUpdate(INSERT, rows);
-    }
   }
 }
