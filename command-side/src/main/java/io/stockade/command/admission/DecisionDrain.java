@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.stockade.api.reservation.ReservationLine;
 import io.stockade.command.admission.GateLayout.Partition;
+import io.stockade.platform.jdbc.DirectParameters;
 import io.stockade.platform.jdbc.MultiRowInsert;
 import java.time.Clock;
 import java.time.Duration;
@@ -599,8 +600,10 @@ class DecisionDrain {
       List<Object[]> chunk = rows.subList(start, Math.min(rows.size(), start + rowsPerInsert));
       List<Object> args = new ArrayList<>();
       chunk.forEach(row -> args.addAll(Arrays.asList(row)));
-      jdbc.update(
-          MultiRowInsert.sql(INSERT_HEAD, INSERT_ROW, chunk.size()) + INSERT_TAIL, args.toArray());
+      DirectParameters.update(
+          jdbc,
+          MultiRowInsert.sql(INSERT_HEAD, INSERT_ROW, chunk.size()) + INSERT_TAIL,
+          args.toArray());
     }
   }
 

@@ -5,6 +5,7 @@ import io.stockade.api.draw.ReservationDrawn;
 import io.stockade.api.draw.ReservationQueued;
 import io.stockade.api.reservation.ReservationLine;
 import io.stockade.command.admission.DrawRefusals;
+import io.stockade.platform.jdbc.DirectParameters;
 import io.stockade.platform.jdbc.MultiRowInsert;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -125,8 +126,11 @@ public class DrawQueue implements DrawRefusals {
    */
   public List<Queued> after(Queued last, int limit) {
     return jdbc.query(
-        "select * from draw_queue where opens_at = ?"
-            + " and (ticket > ? or (ticket = ? and reservation_id > ?))"
+        // The index's range starts at the last one (key opens_at and ticket): MariaDB otherwise
+        // reads the index by opens_at alone, from the draw's first reservation at every batch
+        // (quadratic: 0.5 million index entries examined for a draw of 33,000).
+        "select * from draw_queue force index (draw_queue_order) where opens_at = ? and ticket >= ?"
+            + " and (ticket > ? or reservation_id > ?)"
             + " order by ticket, reservation_id limit ?",
         (rs, row) -> queued(rs),
         last.opensAt().toEpochMilli(),
@@ -180,10 +184,13 @@ public class DrawQueue implements DrawRefusals {
     }
     transactions.executeWithoutResult(
         status -> {
-          jdbc.update(
-              MultiRowInsert.sql(EventRows.COLUMNS, EventRows.ROW, drawn.size()), rows.toArray());
+          DirectParameters.update(
+              jdbc,
+              MultiRowInsert.sql(EventRows.COLUMNS, EventRows.ROW, drawn.size()),
+              rows.toArray());
           // Every row updated by one statement, from a derived table of the decisions.
-          jdbc.update(
+          DirectParameters.update(
+              jdbc,
               "update draw_queue q join (select ? as reservation_id, ? as draw_position,"
                   + " ? as outcome, ? as refused_sku, ? as refusal"
                   + " union all select ?, ?, ?, ?, ?".repeat(drawn.size() - 1)

@@ -4,6 +4,7 @@ import io.stockade.api.draw.DrawSeed;
 import io.stockade.api.draw.ReservationQueued;
 import io.stockade.api.reservation.ReservationLine;
 import io.stockade.command.draw.DrawQueue.Enqueued;
+import io.stockade.platform.jdbc.DirectParameters;
 import io.stockade.platform.jdbc.MultiRowInsert;
 import jakarta.annotation.PreDestroy;
 import java.sql.Timestamp;
@@ -250,10 +251,14 @@ public class QueueingReservations {
       }
       Collections.addAll(eventRows, entry.event);
     }
-    jdbc.update(MultiRowInsert.sql(QUEUE_COLUMNS, QUEUE_ROW, queued.size()), rows.toArray());
-    jdbc.update(MultiRowInsert.sql(SKU_COLUMNS, SKU_ROW, skuRows), skus.toArray());
-    jdbc.update(
-        MultiRowInsert.sql(EventRows.COLUMNS, EventRows.ROW, queued.size()), eventRows.toArray());
+    DirectParameters.update(
+        jdbc, MultiRowInsert.sql(QUEUE_COLUMNS, QUEUE_ROW, queued.size()), rows.toArray());
+    DirectParameters.update(
+        jdbc, MultiRowInsert.sql(SKU_COLUMNS, SKU_ROW, skuRows), skus.toArray());
+    DirectParameters.update(
+        jdbc,
+        MultiRowInsert.sql(EventRows.COLUMNS, EventRows.ROW, queued.size()),
+        eventRows.toArray());
     return answers;
   }
 
