@@ -112,8 +112,10 @@ public class DrawQueue implements DrawRefusals {
   /** The first undecided reservations of the draw, in the draw's order: where a draw resumes. */
   public List<Queued> undecided(Instant opensAt, int limit) {
     return jdbc.query(
-        "select * from draw_queue where opens_at = ? and outcome is null"
-            + " order by ticket, reservation_id limit ?",
+        "select q.* from draw_queue q force index (draw_queue_order) where q.opens_at = ?"
+            + " and not exists (select 1 from draw_outcome o"
+            + " where o.reservation_id = q.reservation_id)"
+            + " order by q.ticket, q.reservation_id limit ?",
         (rs, row) -> queued(rs),
         opensAt.toEpochMilli(),
         limit);
@@ -144,23 +146,30 @@ public class DrawQueue implements DrawRefusals {
   public long decidedCount(Instant opensAt) {
     Long count =
         jdbc.queryForObject(
-            "select count(*) from draw_queue where opens_at = ? and outcome is not null",
+            "select count(*) from draw_outcome where opens_at = ?",
             Long.class,
             opensAt.toEpochMilli());
     return count == null ? 0 : count;
   }
 
+  private static final String OUTCOME_COLUMNS =
+      "insert into draw_outcome (reservation_id, opens_at, draw_position, outcome, refused_sku,"
+          + " refusal) values ";
+
+  private static final String OUTCOME_ROW = "(?, ?, ?, ?, ?, ?)";
+
   /**
-   * Records decisions of the draw: each one's {@link ReservationDrawn} and its row's position and
-   * outcome, in one transaction. A decision recorded before (a draw resumed by another instance)
-   * fails the whole transaction on the event's unique key, and nothing of it is written.
+   * Records decisions of the draw: each one's {@link ReservationDrawn} and its row of {@code
+   * draw_outcome} (its position and outcome), in one transaction. A decision recorded before (a
+   * draw resumed by another instance) fails the whole transaction on the event's unique key, and
+   * nothing of it is written.
    */
   public void decided(List<Drawn> drawn) {
     if (drawn.isEmpty()) {
       return;
     }
     List<Object> rows = new ArrayList<>(drawn.size() * 9);
-    List<Object> decisions = new ArrayList<>(drawn.size() * 5);
+    List<Object> decisions = new ArrayList<>(drawn.size() * 6);
     for (Drawn decision : drawn) {
       Collections.addAll(
           rows,
@@ -177,6 +186,7 @@ public class DrawQueue implements DrawRefusals {
       Collections.addAll(
           decisions,
           decision.reservationId(),
+          decision.opensAt().toEpochMilli(),
           decision.position(),
           decision.outcome(),
           decision.skuId(),
@@ -188,15 +198,9 @@ public class DrawQueue implements DrawRefusals {
               jdbc,
               MultiRowInsert.sql(EventRows.COLUMNS, EventRows.ROW, drawn.size()),
               rows.toArray());
-          // Every row updated by one statement, from a derived table of the decisions.
           DirectParameters.update(
               jdbc,
-              "update draw_queue q join (select ? as reservation_id, ? as draw_position,"
-                  + " ? as outcome, ? as refused_sku, ? as refusal"
-                  + " union all select ?, ?, ?, ?, ?".repeat(drawn.size() - 1)
-                  + ") d on q.reservation_id = d.reservation_id set q.draw_position ="
-                  + " d.draw_position, q.outcome = d.outcome, q.refused_sku = d.refused_sku,"
-                  + " q.refusal = d.refusal",
+              MultiRowInsert.sql(OUTCOME_COLUMNS, OUTCOME_ROW, drawn.size()),
               decisions.toArray());
         });
   }
@@ -204,9 +208,10 @@ public class DrawQueue implements DrawRefusals {
   @Override
   public List<Refusal> refusalsSince(Instant since) {
     return jdbc.query(
-        "select q.reservation_id, q.user_id, q.fingerprint, q.reservation_lines, q.refusal"
-            + " from draw_queue q join draw_seed d on d.opens_at = q.opens_at"
-            + " where q.refusal is not null and (d.decided_at is null or d.decided_at > ?)",
+        "select q.reservation_id, q.user_id, q.fingerprint, q.reservation_lines, o.refusal"
+            + " from draw_outcome o join draw_queue q on q.reservation_id = o.reservation_id"
+            + " join draw_seed d on d.opens_at = o.opens_at"
+            + " where o.refusal is not null and (d.decided_at is null or d.decided_at > ?)",
         (rs, row) ->
             new Refusal(
                 rs.getString(1),
@@ -262,8 +267,8 @@ public class DrawQueue implements DrawRefusals {
   /** Of the SKU's queued reservations in the draw: how many, and how many the draw admitted. */
   public long[] counts(Instant opensAt, String skuId) {
     return jdbc.queryForObject(
-        "select count(*), coalesce(sum(q.outcome = ?), 0) from draw_queue_sku s"
-            + " join draw_queue q on q.reservation_id = s.reservation_id"
+        "select count(*), coalesce(sum(o.outcome = ?), 0) from draw_queue_sku s"
+            + " left join draw_outcome o on o.reservation_id = s.reservation_id"
             + " where s.opens_at = ? and s.sku_id = ?",
         (rs, row) -> new long[] {rs.getLong(1), rs.getLong(2)},
         ReservationDrawn.ADMITTED,
@@ -274,10 +279,12 @@ public class DrawQueue implements DrawRefusals {
   /** Of the draw's queued reservations: how many, and how many the draw admitted. */
   public long[] totals(Instant opensAt) {
     return jdbc.queryForObject(
-        "select count(*), coalesce(sum(outcome = ?), 0) from draw_queue where opens_at = ?",
+        "select (select count(*) from draw_queue where opens_at = ?),"
+            + " (select count(*) from draw_outcome where opens_at = ? and outcome = ?)",
         (rs, row) -> new long[] {rs.getLong(1), rs.getLong(2)},
-        ReservationDrawn.ADMITTED,
-        opensAt.toEpochMilli());
+        opensAt.toEpochMilli(),
+        opensAt.toEpochMilli(),
+        ReservationDrawn.ADMITTED);
   }
 
   /** Marks the draw decided: its seed may be revealed. */

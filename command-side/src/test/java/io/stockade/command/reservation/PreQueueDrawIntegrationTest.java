@@ -96,7 +96,8 @@ class PreQueueDrawIntegrationTest {
     DrawScenario draw =
         new DrawScenario(
             UUID.randomUUID().toString().substring(0, 8),
-            redisNow().plusSeconds(45).truncatedTo(ChronoUnit.MILLIS),
+            // Time enough to queue 10,000 on a loaded machine; the test waits for the opening.
+            redisNow().plusSeconds(90).truncatedTo(ChronoUnit.MILLIS),
             QUEUED);
     String run = draw.run;
     String a = draw.a;
