@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.stockade.api.reservation.ReservationEvent;
 import io.stockade.api.reservation.ReservationLine;
+import io.stockade.api.reservation.StockConfirmed;
 import io.stockade.command.RecordedEvents;
 import io.stockade.command.admission.Admission;
 import io.stockade.command.admission.AdmissionGate;
@@ -20,6 +21,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import org.axonframework.eventhandling.DomainEventMessage;
+import org.axonframework.eventhandling.TrackingToken;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -45,6 +48,8 @@ class ReservationHttpIntegrationTest {
   @Autowired private StringRedisTemplate redis;
   @Autowired private JdbcTemplate jdbc;
   @Autowired private AdmissionGate gate;
+
+  @Autowired private GateFollowerConfiguration.FollowedEvents followed;
 
   private ApiClient http;
   private String run;
@@ -116,6 +121,41 @@ class ReservationHttpIntegrationTest {
         .isEqualTo(4);
     assertThat(after.value("stockade_processor_lag_events", "processor", "gate-follower"))
         .isPresent();
+  }
+
+  /**
+   * The gate follower reads the store through a source of its own, which hands over the events it
+   * handles whole and, of the others, only the last of each page it reads (to carry the page's
+   * token): two reservations then a confirmation of the first, read after they are stored, come as
+   * the confirmation alone, its payload read.
+   */
+  @Test
+  void theGateFollowerIsHandedTheEventsItHandlesOnly() {
+    String sku = "followed-" + run;
+    register(sku, 2, null);
+    TrackingToken before = followed.createHeadToken();
+    assertThat(reserve("F-" + run, "u-1", line(sku, 1)).getStatusCode().value()).isEqualTo(201);
+    assertThat(reserve("F-" + run + "-2", "u-2", line(sku, 1)).getStatusCode().value())
+        .isEqualTo(201);
+    assertThat(
+            http.send(HttpMethod.POST, "/api/reservations/F-" + run + "/confirm", null)
+                .getStatusCode()
+                .value())
+        .isEqualTo(200);
+
+    List<DomainEventMessage<?>> read =
+        followed
+            .storage()
+            .readEvents(before, false)
+            .filter(event -> event instanceof DomainEventMessage<?>)
+            .<DomainEventMessage<?>>map(event -> (DomainEventMessage<?>) event)
+            .filter(event -> event.getAggregateIdentifier().contains("F-" + run))
+            .toList();
+
+    assertThat(read)
+        .extracting(event -> event.getPayloadType().getSimpleName())
+        .containsExactly("StockConfirmed");
+    assertThat(((StockConfirmed) read.get(0).getPayload()).reservationId()).isEqualTo("F-" + run);
   }
 
   private static double increase(
