@@ -171,9 +171,24 @@ local function valid_id(value)
   return value ~= nil and #value >= 1 and #value <= 64 and string.match(value, '^[%w%._%-]+$') ~= nil
 end
 
+-- The draw's memo: nil here; in the draw's script (draw.lua, see GateScripts.loadDraw) the table
+-- its call shares among the reservations it decides: types (the keys whose type a check found
+-- right: this script writes only those types, so within one call a key found right stays right)
+-- and clock (the call's one TIME, ms: the draw decides a call's reservations at one instant).
+-- A draw of 100,000 then asks Redis the types of its shared keys and the time once per call, not
+-- once per reservation.
+local draw_memo = nil
+
 local function has_type(key, expected)
+  if draw_memo and draw_memo.types[key] then
+    return true
+  end
   local actual = redis.call('TYPE', key)['ok']
-  return actual == 'none' or actual == expected
+  local right = actual == 'none' or actual == expected
+  if right and draw_memo then
+    draw_memo.types[key] = true
+  end
+  return right
 end
 
 -- Token buckets, the same code in ratelimit.lua and reserve.lua (scripts cannot share it). keys
@@ -483,12 +498,24 @@ local function decide(outcome, taken)
   return sequence
 end
 
+-- This Redis's clock (ms), read once per call (per draw call: draw_memo above).
+local function redis_clock()
+  if draw_memo and draw_memo.clock then
+    return draw_memo.clock
+  end
+  local time = redis.call('TIME')
+  local ms = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+  if draw_memo then
+    draw_memo.clock = ms
+  end
+  return ms
+end
+
 -- The sale's state, by this Redis's clock (ms), read once and only when a line has a schedule.
 -- A SKU with no schedule and no pause costs nothing more here.
 local clock
 if scheduled then
-  local time = redis.call('TIME')
-  clock = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+  clock = redis_clock()
 end
 -- A refusal by the draw is kept in the intent record, so that the reservation is decided once:
 -- a repeat, or the draw going on after a crash, is answered DUPLICATE with the refusal.
@@ -570,8 +597,7 @@ redis.call('HSET', KEYS[1],
   'expiresAt', expires,
   'recorders', 1)
 if clock == nil then
-  local time = redis.call('TIME')
-  clock = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+  clock = redis_clock()
 end
 redis.call('ZADD', KEYS[3], clock, KEYS[1])
 return { 1, sequence, now, expires }
