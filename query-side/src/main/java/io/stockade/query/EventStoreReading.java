@@ -1,10 +1,10 @@
 package io.stockade.query;
 
+import io.stockade.platform.eventstore.EventStoreConfiguration;
 import org.axonframework.common.jdbc.PersistenceExceptionResolver;
 import org.axonframework.common.jpa.EntityManagerProvider;
 import org.axonframework.common.transaction.TransactionManager;
 import org.axonframework.eventsourcing.eventstore.EventStorageEngine;
-import org.axonframework.eventsourcing.eventstore.jpa.JpaEventStorageEngine;
 import org.axonframework.serialization.Serializer;
 import org.axonframework.springboot.util.RegisterDefaultEntities;
 import org.springframework.beans.factory.annotation.Qualifier;
@@ -31,14 +31,13 @@ class EventStoreReading {
       EntityManagerProvider entityManagerProvider,
       TransactionManager transactionManager,
       @Value("${stockade.event-store.fetch-size:1000}") int fetchSize) {
-    return JpaEventStorageEngine.builder()
-        .snapshotSerializer(defaultSerializer)
-        .upcasterChain(configuration.upcasterChain())
-        .persistenceExceptionResolver(persistenceExceptionResolver)
-        .eventSerializer(eventSerializer)
-        .snapshotFilter(configuration.snapshotFilter())
-        .entityManagerProvider(entityManagerProvider)
-        .transactionManager(transactionManager)
+    return EventStoreConfiguration.jpaEngine(
+            defaultSerializer,
+            persistenceExceptionResolver,
+            eventSerializer,
+            configuration,
+            entityManagerProvider,
+            transactionManager)
         .batchSize(fetchSize)
         .build();
   }

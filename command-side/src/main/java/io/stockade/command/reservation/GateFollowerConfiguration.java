@@ -1,5 +1,6 @@
 package io.stockade.command.reservation;
 
+import io.stockade.platform.eventstore.EventStoreConfiguration;
 import java.time.Instant;
 import java.util.concurrent.TimeUnit;
 import org.axonframework.common.jdbc.PersistenceExceptionResolver;
@@ -11,7 +12,6 @@ import org.axonframework.eventhandling.PropagatingErrorHandler;
 import org.axonframework.eventhandling.TrackedEventMessage;
 import org.axonframework.eventhandling.TrackingToken;
 import org.axonframework.eventsourcing.eventstore.EmbeddedEventStore;
-import org.axonframework.eventsourcing.eventstore.jpa.JpaEventStorageEngine;
 import org.axonframework.messaging.StreamableMessageSource;
 import org.axonframework.serialization.Serializer;
 import org.springframework.beans.factory.DisposableBean;
@@ -59,14 +59,13 @@ class GateFollowerConfiguration {
       TransactionManager transactionManager) {
     FollowedEventStorage storage =
         new FollowedEventStorage(
-            JpaEventStorageEngine.builder()
-                .snapshotSerializer(defaultSerializer)
-                .upcasterChain(configuration.upcasterChain())
-                .persistenceExceptionResolver(persistenceExceptionResolver)
-                .eventSerializer(eventSerializer)
-                .snapshotFilter(configuration.snapshotFilter())
-                .entityManagerProvider(entityManagerProvider)
-                .transactionManager(transactionManager)
+            EventStoreConfiguration.jpaEngine(
+                    defaultSerializer,
+                    persistenceExceptionResolver,
+                    eventSerializer,
+                    configuration,
+                    entityManagerProvider,
+                    transactionManager)
                 .batchSize(1000),
             FollowedEventStorage.handledBy(GateFollower.class));
     return new FollowedEvents(
