@@ -2,6 +2,7 @@ package io.stockade.query.feed;
 
 import io.stockade.api.draw.ReservationQueued;
 import io.stockade.platform.eventstore.IsoInstants;
+import io.stockade.platform.eventstore.SettledHorizon;
 import java.nio.charset.StandardCharsets;
 import java.sql.ResultSet;
 import java.sql.SQLException;

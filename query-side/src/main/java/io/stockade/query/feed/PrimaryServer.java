@@ -1,5 +1,7 @@
 package io.stockade.query.feed;
 
+import io.stockade.platform.eventstore.ActiveTransactions;
+import io.stockade.platform.eventstore.SettledHorizon;
 import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
 import java.sql.SQLException;

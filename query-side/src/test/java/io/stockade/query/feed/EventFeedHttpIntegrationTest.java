@@ -15,6 +15,7 @@ import io.stockade.api.sku.SaleResumed;
 import io.stockade.api.sku.SaleScheduled;
 import io.stockade.api.sku.SkuRegistered;
 import io.stockade.api.sku.StockAdjusted;
+import io.stockade.platform.eventstore.SettledHorizon;
 import io.stockade.platform.testing.StrictJson;
 import io.stockade.platform.testing.TestTokens;
 import io.stockade.query.Events;

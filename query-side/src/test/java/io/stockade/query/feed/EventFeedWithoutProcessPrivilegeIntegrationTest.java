@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.stockade.api.reservation.ReservationLine;
 import io.stockade.api.reservation.StockReserved;
 import io.stockade.api.sku.SkuRegistered;
+import io.stockade.platform.eventstore.SettledHorizon;
 import io.stockade.query.Events;
 import java.time.Duration;
 import java.time.Instant;
@@ -57,7 +58,7 @@ class EventFeedWithoutProcessPrivilegeIntegrationTest {
     // Without the URL's options: creating the database if it does not exist is not permitted.
     String withoutOptions = url.contains("?") ? url.substring(0, url.indexOf('?')) : url;
     restricted = new JdbcTemplate(new DriverManagerDataSource(withoutOptions, user, "feed"));
-    horizon = new SettledHorizon(restricted, GAP_TIMEOUT, Duration.ofMillis(100));
+    horizon = new SettledHorizon(restricted, "The event feed", GAP_TIMEOUT, Duration.ofMillis(100));
     feed = new EventFeed(restricted, horizon);
   }
 

@@ -1,4 +1,4 @@
-package io.stockade.query.feed;
+package io.stockade.platform.eventstore;
 
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -27,7 +27,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * <p>Reading the table needs the {@code PROCESS} privilege, on MariaDB 10.11 as on MySQL 8; without
  * it both answer error 1227, and {@link #list()} throws {@link NotPermitted}.
  */
-final class ActiveTransactions {
+public final class ActiveTransactions {
 
   /**
    * {@code ER_SPECIFIC_ACCESS_DENIED_ERROR}: "you need (at least one of) the PROCESS privilege".
@@ -35,7 +35,7 @@ final class ActiveTransactions {
   private static final int SPECIFIC_ACCESS_DENIED = 1227;
 
   /** The account may not read {@code information_schema.innodb_trx}. */
-  static final class NotPermitted extends RuntimeException {
+  public static final class NotPermitted extends RuntimeException {
     NotPermitted(SQLException cause) {
       super(cause.getMessage(), cause, false, false);
     }
@@ -43,7 +43,7 @@ final class ActiveTransactions {
 
   private final JdbcTemplate jdbc;
 
-  ActiveTransactions(JdbcTemplate jdbc) {
+  public ActiveTransactions(JdbcTemplate jdbc) {
     this.jdbc = jdbc;
   }
 
@@ -51,7 +51,7 @@ final class ActiveTransactions {
    * The transactions active now, besides the one that lists them; empty when InnoDB answered from a
    * list older than this call.
    */
-  Optional<Set<String>> list() {
+  public Optional<Set<String>> list() {
     String token = UUID.randomUUID().toString().replace("-", "");
     // The token is in the statement's text twice: in the comment, and in the pattern that finds
     // the statement among the transactions' current statements.

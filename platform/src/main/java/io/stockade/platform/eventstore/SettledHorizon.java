@@ -1,4 +1,4 @@
-package io.stockade.query.feed;
+package io.stockade.platform.eventstore;
 
 import io.stockade.platform.concurrent.DaemonThreads;
 import java.time.Duration;
@@ -16,15 +16,14 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.DisposableBean;
-import org.springframework.beans.factory.annotation.Value;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.stereotype.Component;
 
 /**
  * The position of the event table below which nothing can change any more: every global index up to
  * {@link #settled()} is an event that is stored or a hole that no transaction can fill. Global
  * indices are taken at insert and committed in any order, and a rolled-back insert leaves its index
- * empty for good; a reader passes a hole only below this horizon (see {@link EventFeed}).
+ * empty for good; a reader passes a hole only below this horizon (the query side's event feed), and
+ * a checkpoint of the gate is taken only at it.
  *
  * <p>The horizon moves in rounds, only while a reader waits at a hole above it ({@link #demand}). A
  * round reads the highest index stored, {@code head}, at a moment {@code t0}: every index up to
@@ -49,8 +48,7 @@ import org.springframework.stereotype.Component;
  * is a few numbers and, at most, the list of transactions it waits for; at most {@link
  * #MOST_ROUNDS} are in progress at once.
  */
-@Component
-class SettledHorizon implements DisposableBean {
+public final class SettledHorizon implements DisposableBean {
 
   private static final Logger log = LoggerFactory.getLogger(SettledHorizon.class);
 
@@ -61,12 +59,12 @@ class SettledHorizon implements DisposableBean {
    * innodb_thread_concurrency}, off by default, could hold it there), and than InnoDB's cache of
    * the list (0.1 s).
    */
-  static final Duration STARTING_WINDOW = Duration.ofSeconds(1);
+  public static final Duration STARTING_WINDOW = Duration.ofSeconds(1);
 
   static final int MOST_ROUNDS = 1024;
 
   /** How the end of the transactions of a round is known. */
-  enum Evidence {
+  public enum Evidence {
     /** InnoDB's list of active transactions. */
     TRANSACTIONS,
     /** The gap timeout: the account may not read InnoDB's list. */
@@ -88,6 +86,7 @@ class SettledHorizon implements DisposableBean {
   }
 
   private final JdbcTemplate jdbc;
+  private final String reader;
   private final ActiveTransactions transactions;
   private final long gapTimeout;
   private final ScheduledExecutorService ticker;
@@ -102,10 +101,13 @@ class SettledHorizon implements DisposableBean {
 
   private boolean failing;
 
-  SettledHorizon(
-      JdbcTemplate jdbc,
-      @Value("${stockade.event-feed.gap-timeout:60s}") Duration gapTimeout,
-      @Value("${stockade.event-feed.poll-interval:200ms}") Duration interval) {
+  /**
+   * A horizon of the event table of {@code jdbc}'s database that moves every {@code interval} while
+   * demanded; {@code gapTimeout} is how long a hole waits when the account cannot list the active
+   * transactions; {@code reader} names who waits, in the log ("The event feed").
+   */
+  public SettledHorizon(JdbcTemplate jdbc, String reader, Duration gapTimeout, Duration interval) {
+    this.reader = reader;
     this.jdbc = jdbc;
     this.transactions = new ActiveTransactions(jdbc);
     this.gapTimeout = gapTimeout.toNanos();
@@ -119,26 +121,26 @@ class SettledHorizon implements DisposableBean {
    * Every global index up to this one is stored or never will be. Read it before the rows it is
    * applied to: a row read before the horizon moved may lack an event that committed meanwhile.
    */
-  long settled() {
+  public long settled() {
     return settled;
   }
 
   /** A reader waits at a hole that reaches up to {@code index}: the horizon should pass it. */
-  void demand(long index) {
+  public void demand(long index) {
     wanted.accumulateAndGet(index, Math::max);
   }
 
   /** How the rounds of this instance know that transactions have ended. */
-  Evidence evidence() {
+  public Evidence evidence() {
     return evidence;
   }
 
   /** How many fresh lists of active transactions this instance has read (for tests). */
-  long freshLists() {
+  public long freshLists() {
     return freshLists.get();
   }
 
-  void tick() {
+  public void tick() {
     try {
       long want = wanted.get();
       if (want > settled
@@ -158,7 +160,7 @@ class SettledHorizon implements DisposableBean {
     } catch (RuntimeException e) {
       // Once per outage, not at every tick.
       if (!failing) {
-        log.warn("The event feed cannot check its holes; trying again: {}", e.toString());
+        log.warn("{} cannot check its holes; trying again: {}", reader, e.toString());
       }
       failing = true;
     }
@@ -202,9 +204,10 @@ class SettledHorizon implements DisposableBean {
     } catch (ActiveTransactions.NotPermitted e) {
       evidence = Evidence.TIMEOUT;
       log.warn(
-          "The event feed cannot read information_schema.innodb_trx ({}): it takes a hole in the"
+          "{} cannot read information_schema.innodb_trx ({}): it takes a hole in the"
               + " event table as permanent only {} after it first sees it. Grant the PROCESS"
               + " privilege to pass holes as soon as no transaction can fill them.",
+          reader,
           e.getMessage(),
           Duration.ofNanos(gapTimeout));
       return null;
@@ -233,8 +236,9 @@ class SettledHorizon implements DisposableBean {
       } else if (!round.overdueLogged && now - round.readAt >= gapTimeout) {
         round.overdueLogged = true;
         log.warn(
-            "The event feed waits at a hole below position {} for transactions begun more than {}"
+            "{} waits at a hole below position {} for transactions begun more than {}"
                 + " ago, still active (thread id@start): {}",
+            reader,
             round.head,
             Duration.ofNanos(gapTimeout),
             Collections.unmodifiableSet(round.waitingFor));
