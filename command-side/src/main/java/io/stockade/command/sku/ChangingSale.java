@@ -61,10 +61,14 @@ class ChangingSale {
         sale -> gate.pause(skuId, sale.pauseVersion(), sale.paused()));
   }
 
+  /** A resume of a sale never paused changes nothing, in the record or in the gate. */
   Changed resume(String skuId) {
     return changed(
         new ResumeSaleCommand(skuId),
-        sale -> gate.pause(skuId, sale.pauseVersion(), sale.paused()));
+        sale ->
+            sale.pauseVersion() < 0
+                ? SaleWrite.STALE
+                : gate.pause(skuId, sale.pauseVersion(), sale.paused()));
   }
 
   Changed limit(String skuId, Integer perUserLimit) {
