@@ -148,6 +148,24 @@ final class GateImage implements StreamFold {
     this.forgetEndedBefore = null;
   }
 
+  /**
+   * Takes the state of a checkpoint (an image folded up to its position, {@link GateCheckpoints}),
+   * to fold on from there: its intents that ended before this image's retention are forgotten, as a
+   * fold of the whole record would have forgotten them.
+   */
+  void restore(long sequence, long events, Map<String, Sku> skus, Iterable<Intent> intents) {
+    this.sequence = sequence;
+    this.events = events;
+    this.skus.putAll(skus);
+    for (Intent intent : intents) {
+      if (forgetEndedBefore == null
+          || intent.endedAt == null
+          || intent.endedAt.isAfter(forgetEndedBefore)) {
+        this.intents.put(intent.reservationId, intent);
+      }
+    }
+  }
+
   /** Folds one event of the record, in the record's order. */
   void apply(Object event) {
     events++;

@@ -46,6 +46,7 @@ class GateRebuild {
   private static final int EVENTS_BETWEEN_RENEWALS = 1000;
 
   private final EventTableFold events;
+  private final GateCheckpoints checkpoints;
   private final GateLayout layout;
   private final Duration retention;
   private final Clock clock;
@@ -55,6 +56,7 @@ class GateRebuild {
 
   GateRebuild(
       EventTableFold events,
+      GateCheckpoints checkpoints,
       GateLayout layout,
       GateProperties properties,
       Clock clock,
@@ -63,6 +65,7 @@ class GateRebuild {
       ObjectProvider<DrawRefusals> drawRefusals) {
     this.drawRefusals = drawRefusals;
     this.events = events;
+    this.checkpoints = checkpoints;
     this.layout = layout;
     this.retention = properties.intentRetention();
     this.clock = clock;
@@ -90,6 +93,14 @@ class GateRebuild {
   }
 
   private volatile Progress progress;
+
+  /** The checkpoint the last fold on this instance went on from; -1 for the whole record. */
+  private volatile long lastCheckpoint = -1;
+
+  /** The id of the checkpoint the last fold on this instance went on from; -1 for none. */
+  long lastCheckpoint() {
+    return lastCheckpoint;
+  }
 
   /** The rebuild under way on this instance, if any. */
   Optional<Progress> progress() {
@@ -200,10 +211,13 @@ class GateRebuild {
       writer.open(runId, layout);
     }
     log.warn(
-        "Gate rebuilt as epoch {} from {} events in {} partitions: {} SKUs, {} reservations, {}"
-            + " refusals of draws, {} stale keys cleared, in {} ms ({} ms to clear and fold)",
+        "Gate rebuilt as epoch {} from {} events ({}) in {} partitions: {} SKUs, {} reservations,"
+            + " {} refusals of draws, {} stale keys cleared, in {} ms ({} ms to clear and fold)",
         epoch,
         image.events,
+        lastCheckpoint < 0
+            ? "the whole record"
+            : "checkpoint " + lastCheckpoint + " and the events after it",
         writers.size(),
         image.skus.size(),
         intents.size(),
@@ -277,27 +291,45 @@ class GateRebuild {
   }
 
   /**
-   * Folds the event store into the gate's image as of {@code now}, telling {@code progress} the
+   * Folds the event store into the gate's image as of {@code now}: from the newest valid checkpoint
+   * ({@link GateCheckpoints}) on, or from the start without one; telling {@code progress} the
    * global index reached every {@value #EVENTS_BETWEEN_RENEWALS} events and logging each tenth of
    * {@code head} under {@code what}.
    */
   private GateImage fold(Instant now, long head, String what, LongConsumer progress) {
-    GateImage image = new GateImage(now, retention);
-    long[] tenth = {head / 10};
+    Optional<GateCheckpoints.Restored> checkpoint = checkpoints.newest(now, retention, head);
+    GateImage image =
+        checkpoint
+            .map(GateCheckpoints.Restored::image)
+            .orElseGet(() -> new GateImage(now, retention));
+    long after = checkpoint.map(restored -> restored.checkpoint().position()).orElse(0L);
+    lastCheckpoint = checkpoint.map(restored -> restored.checkpoint().id()).orElse(-1L);
+    checkpoint.ifPresent(
+        restored ->
+            log.info(
+                "{}: from checkpoint {} at global index {} ({} events), then the events after it",
+                what,
+                restored.checkpoint().id(),
+                after,
+                restored.checkpoint().events()));
+    long[] tenth = {after + (head - after) / 10};
+    long step = Math.max(1, (head - after) / 10);
     // The event table read directly (a plain scan's pace, not Axon's readEvents'); events that
     // commit while it reads are read if they come after what it has read, as with readEvents.
     events.foldPayloads(
         StreamFold.EVENTS,
+        after,
+        Long.MAX_VALUE,
         event -> {
           image.apply(event.payload());
           if (image.events % EVENTS_BETWEEN_RENEWALS == 0) {
             progress.accept(event.globalIndex());
           }
-          if (tenth[0] > 0 && event.globalIndex() >= tenth[0] && event.globalIndex() < head) {
+          if (head - after >= 10 && event.globalIndex() >= tenth[0] && event.globalIndex() < head) {
             log.info(
                 "{}: event store read up to global index {} of {} ({}%)",
                 what, event.globalIndex(), head, Math.round(event.globalIndex() * 100.0 / head));
-            tenth[0] = (event.globalIndex() / (head / 10) + 1) * (head / 10);
+            tenth[0] = event.globalIndex() + step;
           }
         });
     return image;

@@ -81,7 +81,11 @@ class GateRebuildAtScaleIntegrationTest {
                   "--spring.data.redis.port=" + redis.port(),
                   "--stockade.local-infra.database=" + DATABASE,
                   "--stockade.gate.rebuild-lease=" + LEASE.toMillis() + "ms",
-                  "--stockade.gate.reopen-interval=200ms"));
+                  "--stockade.gate.reopen-interval=200ms",
+                  // The first rebuild folds the whole record; the second goes on from a
+                  // checkpoint the test takes.
+                  "--stockade.gate.checkpoint.enabled=false",
+                  "--stockade.gate.checkpoint.every-events=1"));
       AdjustableClock clock = clocks.get(i);
       builder.initializers(context -> useClock(context, clock));
       instances.add(builder.run(args.toArray(String[]::new)));
@@ -166,12 +170,32 @@ class GateRebuildAtScaleIntegrationTest {
     record.hotHolders.put("h-new", 3L);
   }
 
-  /** The lease is judged by the database's clock: a clock ten minutes ahead sees it live. */
+  /**
+   * The lease is judged by the database's clock: a clock ten minutes ahead sees it live. This
+   * rebuild goes on from a checkpoint of the whole record, the first test's events included.
+   */
   @Test
   @Order(2)
   void anInstanceWhoseClockRunsAheadCannotTakeALiveRebuildOver() {
+    long head = jdbc.queryForObject("select max(global_index) from domain_event_entry", Long.class);
+    GateCheckpointWriter writer = instances.get(0).getBean(GateCheckpointWriter.class);
+    GateCheckpoints.Checkpoint checkpoint =
+        await()
+            .atMost(Duration.ofSeconds(120))
+            .pollInterval(Duration.ofMillis(200))
+            .until(writer::checkpointIfDue, taken -> taken.isPresent())
+            .orElseThrow();
+    assertThat(checkpoint.position()).isGreaterThanOrEqualTo(head);
+    assertThat(checkpoint.events()).isGreaterThan(record.events);
+
     Rebuild rebuild = rebuildWhileTheOtherInstanceTries(Duration.ofMinutes(10));
 
+    assertThat(
+            instances.stream()
+                .map(instance -> instance.getBean(GateRebuild.class).lastCheckpoint())
+                .toList())
+        .as("the rebuild went on from the checkpoint")
+        .contains(checkpoint.id());
     assertThat(rebuild.owners).as("one owner throughout").hasSize(1);
     assertThat(epoch()).as("rebuilt once").isEqualTo(rebuild.epochBefore + 1);
     record.assertGate(gateRedis, layout);

@@ -52,12 +52,12 @@ public final class EventTableFold {
   private static final String PAGE =
       "select global_index, aggregate_identifier, sequence_number, payload_type, time_stamp,"
           + " payload, event_identifier from domain_event_entry where global_index > ?"
-          + " order by global_index limit ?";
+          + " and global_index <= ? order by global_index limit ?";
 
   /** The same pages with only what a fold of the payloads needs: a third less for the database. */
   private static final String PAYLOAD_PAGE =
       "select global_index, payload_type, time_stamp, payload from domain_event_entry"
-          + " where global_index > ? order by global_index limit ?";
+          + " where global_index > ? and global_index <= ? order by global_index limit ?";
 
   /**
    * One stored event: its place in the store, its identifier, its timestamp as stored (ISO-8601)
@@ -125,20 +125,43 @@ public final class EventTableFold {
    */
   public GapAwareTrackingToken foldPayloads(
       Map<String, Class<?>> types, Consumer<StoredPayload> sink) {
+    return foldPayloads(types, LOWEST_GLOBAL_INDEX - 1, Long.MAX_VALUE, sink);
+  }
+
+  /**
+   * {@link #foldPayloads(Map, Consumer)} of the events after global index {@code after} and up to
+   * {@code upTo} only: a fold that goes on from a checkpoint of an earlier one. The token answered
+   * knows only the gaps above {@code after}.
+   */
+  public GapAwareTrackingToken foldPayloads(
+      Map<String, Class<?>> types, long after, long upTo, Consumer<StoredPayload> sink) {
     return fold(
         types,
         true,
+        after,
+        upTo,
         row -> sink.accept(new StoredPayload(row.index(), decode(row.payload(), row.type()))));
   }
 
   private GapAwareTrackingToken fold(
       Map<String, Class<?>> types, boolean payloadsOnly, Consumer<Row> sink) {
+    return fold(types, payloadsOnly, LOWEST_GLOBAL_INDEX - 1, Long.MAX_VALUE, sink);
+  }
+
+  private GapAwareTrackingToken fold(
+      Map<String, Class<?>> types,
+      boolean payloadsOnly,
+      long after,
+      long upTo,
+      Consumer<Row> sink) {
     BlockingQueue<Page> pages = new ArrayBlockingQueue<>(2);
     AtomicBoolean stopped = new AtomicBoolean();
-    Thread reader = new Thread(() -> read(types, payloadsOnly, pages, stopped), "event-table-fold");
+    Thread reader =
+        new Thread(
+            () -> read(types, payloadsOnly, after, upTo, pages, stopped), "event-table-fold");
     reader.setDaemon(true);
     reader.start();
-    long last = LOWEST_GLOBAL_INDEX - 1;
+    long last = after;
     NavigableSet<Long> gaps = new TreeSet<>();
     try {
       while (true) {
@@ -200,9 +223,11 @@ public final class EventTableFold {
   private void read(
       Map<String, Class<?>> types,
       boolean payloadsOnly,
+      long start,
+      long upTo,
       BlockingQueue<Page> pages,
       AtomicBoolean stopped) {
-    long after = LOWEST_GLOBAL_INDEX - 1;
+    long after = start;
     try {
       while (!stopped.get()) {
         long from = after;
@@ -212,7 +237,8 @@ public final class EventTableFold {
               PreparedStatement statement =
                   connection.prepareStatement(payloadsOnly ? PAYLOAD_PAGE : PAGE);
               statement.setLong(1, from);
-              statement.setInt(2, pageSize);
+              statement.setLong(2, upTo);
+              statement.setInt(3, pageSize);
               return statement;
             },
             rs -> {
