@@ -1,6 +1,7 @@
 -- Checkpoints of the gate's image (GateCheckpoints): what a rebuild of the gate folds from the
 -- event store up to a settled position, so that the next rebuild folds only the events after it.
--- The image is gzipped JSON cut into parts (a part stays far below max_allowed_packet).
+-- The image is written field by field (GateImageFormat), gzipped and cut into parts (a part stays
+-- far below max_allowed_packet).
 create table gate_checkpoint (
   id bigint not null auto_increment primary key,
   -- Every event up to this global index is in the image, and no transaction can still store one

@@ -1,5 +1,7 @@
 package io.stockade.command.admission;
 
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.stockade.api.StreamFold;
 import io.stockade.platform.eventstore.EventTableFold;
 import io.stockade.platform.eventstore.SettledHorizon;
@@ -50,13 +52,17 @@ class GateCheckpointWriter implements DisposableBean {
   private final Clock clock;
   private final SettledHorizon horizon;
 
+  /** The newest checkpoint as this instance last read it; null for none. */
+  private volatile GateCheckpoints.Checkpoint newest;
+
   GateCheckpointWriter(
       GateCheckpoints checkpoints,
       EventTableFold events,
       JdbcTemplate jdbc,
       GateCheckpointProperties properties,
       GateProperties gate,
-      Clock clock) {
+      Clock clock,
+      MeterRegistry meters) {
     this.checkpoints = checkpoints;
     this.events = events;
     this.jdbc = jdbc;
@@ -66,16 +72,36 @@ class GateCheckpointWriter implements DisposableBean {
     this.horizon =
         new SettledHorizon(
             jdbc, "The gate's checkpoints", EventTableFold.GAP_TIMEOUT, Duration.ofMillis(200));
+    Gauge.builder("stockade.gate.checkpoint.age", this, GateCheckpointWriter::age)
+        .description(
+            "Seconds since the newest checkpoint of the gate was taken, as this instance last"
+                + " checked (NaN: none)")
+        .baseUnit("seconds")
+        .register(meters);
+    Gauge.builder(
+            "stockade.gate.checkpoint.position",
+            this,
+            writer -> writer.newest == null ? Double.NaN : writer.newest.position())
+        .description("The global index the newest checkpoint of the gate is complete up to")
+        .register(meters);
+  }
+
+  private double age() {
+    GateCheckpoints.Checkpoint last = newest;
+    return last == null
+        ? Double.NaN
+        : Duration.between(last.createdAt(), clock.instant()).toMillis() / 1000.0;
   }
 
   @Scheduled(
       fixedDelayString = "${stockade.gate.checkpoint.check-interval:30s}",
       initialDelayString = "${stockade.gate.checkpoint.check-interval:30s}")
   void check() {
-    if (!properties.enabled()) {
-      return;
-    }
     try {
+      if (!properties.enabled()) {
+        newest = checkpoints.latest().orElse(null);
+        return;
+      }
       checkpointIfDue();
     } catch (DataAccessException e) {
       log.warn(
@@ -92,6 +118,7 @@ class GateCheckpointWriter implements DisposableBean {
     horizon.demand(events.head());
     long settled = horizon.settled();
     Optional<GateCheckpoints.Checkpoint> latest = checkpoints.latest();
+    newest = latest.orElse(null);
     long last = latest.map(GateCheckpoints.Checkpoint::position).orElse(0L);
     boolean due =
         settled - last >= properties.everyEvents()
@@ -130,14 +157,14 @@ class GateCheckpointWriter implements DisposableBean {
   private GateCheckpoints.Checkpoint take(long position) {
     long started = System.nanoTime();
     Instant now = clock.instant();
-    Optional<GateCheckpoints.Restored> from = checkpoints.newest(now, retention, position);
-    GateImage image =
-        from.map(GateCheckpoints.Restored::image).orElseGet(() -> new GateImage(now, retention));
-    long after = from.map(restored -> restored.checkpoint().position()).orElse(0L);
-    events.foldPayloads(StreamFold.EVENTS, after, position, event -> image.apply(event.payload()));
+    GateCheckpoints.Start from = checkpoints.start(now, retention, position);
+    GateImage image = from.image();
+    events.foldPayloads(
+        StreamFold.EVENTS, from.after(), position, event -> image.apply(event.payload()));
     Long epoch = jdbc.queryForObject("select epoch from gate_epoch where id = 1", Long.class);
     GateCheckpoints.Checkpoint written =
         checkpoints.write(image, position, epoch == null ? 0 : epoch);
+    newest = written;
     int pruned = checkpoints.prune(properties.keep());
     log.info(
         "Checkpoint {} of the gate at position {}: {} events, {} SKUs, {} intents, {} bytes, from"
@@ -148,7 +175,7 @@ class GateCheckpointWriter implements DisposableBean {
         image.skus.size(),
         image.intents.size(),
         written.bytes(),
-        from.map(restored -> "checkpoint " + restored.checkpoint().id()).orElse("the whole record"),
+        from.checkpoint() < 0 ? "the whole record" : "checkpoint " + from.checkpoint(),
         Duration.ofNanos(System.nanoTime() - started).toMillis(),
         pruned);
     return written;

@@ -1,14 +1,11 @@
 package io.stockade.command.admission;
 
-import com.fasterxml.jackson.annotation.JsonAutoDetect.Visibility;
-import com.fasterxml.jackson.annotation.PropertyAccessor;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import java.io.BufferedInputStream;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -17,7 +14,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HexFormat;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -36,7 +32,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 /**
  * Checkpoints of the gate's image in the database (tables {@code gate_checkpoint} and {@code
  * gate_checkpoint_part}): the {@link GateImage} of every event up to a settled position, gzipped
- * JSON cut into parts, so that a rebuild folds only the events after it.
+ * ({@link GateImageFormat}) and cut into parts, so that a rebuild folds only the events after it.
  *
  * <p>Never trusted blindly: a checkpoint of another layout, one whose anchor (the last event stored
  * up to its position) is not in the event store (a database restored without it, another store), or
@@ -63,21 +59,8 @@ class GateCheckpoints {
   /** A checkpoint read back: its image as of a rebuild's now, and the position it goes on from. */
   record Restored(Checkpoint checkpoint, GateImage image) {}
 
-  /** The image as the checkpoint holds it. */
-  static final class Snapshot {
-    long sequence;
-    long events;
-    Map<String, GateImage.Sku> skus = new LinkedHashMap<>();
-    List<GateImage.Intent> intents = new ArrayList<>();
-  }
-
   private final JdbcTemplate jdbc;
   private final TransactionTemplate transactions;
-  private final ObjectMapper json =
-      new ObjectMapper()
-          .registerModule(new JavaTimeModule())
-          .setVisibility(PropertyAccessor.ALL, Visibility.NONE)
-          .setVisibility(PropertyAccessor.FIELD, Visibility.ANY);
 
   GateCheckpoints(JdbcTemplate jdbc, DataSource dataSource) {
     this.jdbc = jdbc;
@@ -90,12 +73,7 @@ class GateCheckpoints {
    * epoch}.
    */
   Checkpoint write(GateImage image, long position, long epoch) {
-    Snapshot snapshot = new Snapshot();
-    snapshot.sequence = image.sequence;
-    snapshot.events = image.events;
-    snapshot.skus = image.skus;
-    snapshot.intents = new ArrayList<>(image.intents.values());
-    byte[] data = gzip(snapshot);
+    byte[] data = gzip(image);
     List<Object[]> anchor =
         jdbc.query(
             "select global_index, event_identifier from domain_event_entry"
@@ -145,9 +123,29 @@ class GateCheckpoints {
     return new Checkpoint(id, position, image.events, data.length, Instant.now());
   }
 
-  /** The newest checkpoint's row, valid or not; empty when there is none. */
+  /**
+   * The newest checkpoint's row of this build's layout (its parts not checked); empty when there is
+   * none.
+   */
   Optional<Checkpoint> latest() {
-    return checkpoints("order by position desc, id desc limit 1").stream().findFirst();
+    return checkpoints("where layout = " + LAYOUT + " order by position desc, id desc limit 1")
+        .stream()
+        .findFirst();
+  }
+
+  /**
+   * Where a fold of the record as of {@code now} starts: from the newest valid checkpoint at or
+   * below {@code head} (its image, its position and id), or from nothing.
+   */
+  record Start(GateImage image, long after, long checkpoint) {}
+
+  Start start(Instant now, Duration retention, long head) {
+    return newest(now, retention, head)
+        .map(
+            restored ->
+                new Start(
+                    restored.image(), restored.checkpoint().position(), restored.checkpoint().id()))
+        .orElseGet(() -> new Start(new GateImage(now, retention), 0, -1));
   }
 
   /**
@@ -249,25 +247,27 @@ class GateCheckpoints {
       log.warn("Checkpoint {} of the gate does not match its SHA-256: skipped", checkpoint.id());
       return Optional.empty();
     }
-    Snapshot snapshot = gunzip(data);
     GateImage image = new GateImage(now, retention);
-    image.restore(snapshot.sequence, snapshot.events, snapshot.skus, snapshot.intents);
+    gunzip(data, image);
     return Optional.of(image);
   }
 
-  private byte[] gzip(Snapshot snapshot) {
+  private static byte[] gzip(GateImage image) {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    try (OutputStream out = new GZIPOutputStream(bytes, 1 << 16)) {
-      json.writeValue(out, snapshot);
+    try (DataOutputStream out = new DataOutputStream(new GZIPOutputStream(bytes, 1 << 16))) {
+      GateImageFormat.write(image, out);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
     return bytes.toByteArray();
   }
 
-  private Snapshot gunzip(byte[] data) {
-    try (InputStream in = new GZIPInputStream(new ByteArrayInputStream(data), 1 << 16)) {
-      return json.readValue(in, Snapshot.class);
+  private static void gunzip(byte[] data, GateImage image) {
+    try (DataInputStream in =
+        new DataInputStream(
+            new BufferedInputStream(
+                new GZIPInputStream(new ByteArrayInputStream(data), 1 << 16), 1 << 16))) {
+      GateImageFormat.read(in, image);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

@@ -297,21 +297,18 @@ class GateRebuild {
    * {@code head} under {@code what}.
    */
   private GateImage fold(Instant now, long head, String what, LongConsumer progress) {
-    Optional<GateCheckpoints.Restored> checkpoint = checkpoints.newest(now, retention, head);
-    GateImage image =
-        checkpoint
-            .map(GateCheckpoints.Restored::image)
-            .orElseGet(() -> new GateImage(now, retention));
-    long after = checkpoint.map(restored -> restored.checkpoint().position()).orElse(0L);
-    lastCheckpoint = checkpoint.map(restored -> restored.checkpoint().id()).orElse(-1L);
-    checkpoint.ifPresent(
-        restored ->
-            log.info(
-                "{}: from checkpoint {} at global index {} ({} events), then the events after it",
-                what,
-                restored.checkpoint().id(),
-                after,
-                restored.checkpoint().events()));
+    GateCheckpoints.Start start = checkpoints.start(now, retention, head);
+    GateImage image = start.image();
+    long after = start.after();
+    lastCheckpoint = start.checkpoint();
+    if (start.checkpoint() >= 0) {
+      log.info(
+          "{}: from checkpoint {} at global index {} ({} events), then the events after it",
+          what,
+          start.checkpoint(),
+          after,
+          image.events);
+    }
     long[] tenth = {after + (head - after) / 10};
     long step = Math.max(1, (head - after) / 10);
     // The event table read directly (a plain scan's pace, not Axon's readEvents'); events that

@@ -3,6 +3,7 @@ package io.stockade.command.admission;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import io.stockade.command.CommandSideApplication;
 import io.stockade.localinfra.EmbeddedRedis;
 import io.stockade.platform.testing.ApiClient;
@@ -19,6 +20,9 @@ import java.util.Random;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -104,6 +108,11 @@ class GateCheckpointIntegrationTest {
     workload.run(300);
     GateCheckpoints.Checkpoint halfway = takeCheckpoint();
     assertThat(halfway.events()).isGreaterThan(150);
+    writer.check();
+    MeterRegistry meters = service.getBean(MeterRegistry.class);
+    assertThat(meters.get("stockade.gate.checkpoint.position").gauge().value())
+        .isEqualTo(halfway.position());
+    assertThat(meters.get("stockade.gate.checkpoint.age").gauge().value()).isBetween(0.0, 60.0);
     workload.run(300);
     assertThat(workload.endedAfterCheckpoint)
         .as("the second half ends reservations the checkpoint holds live")
@@ -120,10 +129,7 @@ class GateCheckpointIntegrationTest {
     assertThat(fromTheWholeRecord.keySet())
         .as("SKUs' counters, holders, replenishments, adjustments; intents")
         .hasSizeGreaterThan(100);
-    Set<String> differing = new TreeSet<>(fromCheckpoint.keySet());
-    differing.addAll(fromTheWholeRecord.keySet());
-    differing.removeIf(key -> Objects.equals(fromCheckpoint.get(key), fromTheWholeRecord.get(key)));
-    assertThat(differing).as("keys missing from one or different").isEmpty();
+    assertSameKeys(fromCheckpoint, fromTheWholeRecord);
   }
 
   /**
@@ -158,6 +164,67 @@ class GateCheckpointIntegrationTest {
     assertThat(rebuild.lastCheckpoint()).isEqualTo(-1);
     assertThat(wholeRecord).isNotEmpty();
     assertThat(first.id()).isLessThan(second.id());
+  }
+
+  /**
+   * Checkpoints taken while three workloads run and holds expire: the newest, taken mid-run, and
+   * the events after it still rebuild the gate a fold of the whole record rebuilds.
+   */
+  @Test
+  @Order(3)
+  void checkpointsTakenWhileReservationsComeAndExpireMissNothing() throws Exception {
+    List<Workload> workloads = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      Workload workload = new Workload(new Random(SEED + 10 + i));
+      workload.shortHolds = true;
+      workloads.add(workload);
+    }
+    ExecutorService threads = Executors.newFixedThreadPool(workloads.size());
+    List<Future<?>> running = new ArrayList<>();
+    for (Workload workload : workloads) {
+      running.add(threads.submit(() -> workload.run(150)));
+    }
+    List<GateCheckpoints.Checkpoint> taken = new ArrayList<>();
+    try {
+      while (running.stream().anyMatch(future -> !future.isDone())) {
+        writer.checkpointIfDue().ifPresent(taken::add);
+        Thread.sleep(50);
+      }
+      for (Future<?> future : running) {
+        future.get();
+      }
+    } finally {
+      threads.shutdownNow();
+    }
+    long head = jdbc.queryForObject("select max(global_index) from domain_event_entry", Long.class);
+    assertThat(taken).as("checkpoints taken while the workloads ran").hasSizeGreaterThan(1);
+    assertThat(taken.get(taken.size() - 1).position()).isLessThan(head);
+    int expiring = workloads.stream().mapToInt(workload -> workload.expiring).sum();
+    assertThat(expiring).as("holds of a second").isGreaterThan(10);
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(
+            () ->
+                jdbc.queryForObject(
+                        "select count(*) from domain_event_entry where payload_type = ?"
+                            + " and payload like '%\"EXPIRED\"%' and payload like '%\"CK-S-%'",
+                        Long.class, "io.stockade.api.reservation.StockReleased")
+                    == expiring);
+
+    Map<String, String> fromCheckpoint = rebuildAndDump();
+    assertThat(rebuild.lastCheckpoint()).isEqualTo(taken.get(taken.size() - 1).id());
+    jdbc.update("delete from gate_checkpoint_part");
+    jdbc.update("delete from gate_checkpoint");
+    Map<String, String> fromTheWholeRecord = rebuildAndDump();
+    assertThat(rebuild.lastCheckpoint()).isEqualTo(-1);
+    assertSameKeys(fromCheckpoint, fromTheWholeRecord);
+  }
+
+  private static void assertSameKeys(Map<String, String> one, Map<String, String> other) {
+    Set<String> differing = new TreeSet<>(one.keySet());
+    differing.addAll(other.keySet());
+    differing.removeIf(key -> Objects.equals(one.get(key), other.get(key)));
+    assertThat(differing).as("keys missing from one or different").isEmpty();
   }
 
   private static List<Long> ids() {
@@ -218,6 +285,12 @@ class GateCheckpointIntegrationTest {
     private int next;
     private int endedAfterCheckpoint;
     private boolean second;
+
+    /** A fifth of the reservations held for a second, left to expire. */
+    private boolean shortHolds;
+
+    /** How many reservations of a second were admitted. */
+    private int expiring;
 
     private record Held(String id, List<String> skus) {}
 
@@ -305,7 +378,8 @@ class GateCheckpointIntegrationTest {
     }
 
     private void reserve() {
-      String id = "CK-" + run + "-" + next++;
+      boolean expires = shortHolds && random.nextInt(5) == 0;
+      String id = (expires ? "CK-S-" : "CK-") + run + "-" + next++;
       int lines = 1 + random.nextInt(3);
       List<String> chosen = new ArrayList<>();
       StringBuilder body =
@@ -314,7 +388,7 @@ class GateCheckpointIntegrationTest {
               .append("\",\"userId\":\"u-")
               .append(random.nextInt(25))
               .append("\",\"holdSeconds\":")
-              .append(600 + random.nextInt(600))
+              .append(expires ? 1 : 600 + random.nextInt(600))
               .append(",\"lines\":[");
       for (int line = 0; line < lines; line++) {
         String sku = skus.get(random.nextInt(skus.size()));
@@ -335,7 +409,9 @@ class GateCheckpointIntegrationTest {
       int status = http.status(HttpMethod.POST, "/api/reservations", body.toString());
       // Refused: over a limit, or a SKU paused.
       assertThat(status).isIn(201, 409);
-      if (status == 201) {
+      if (status == 201 && expires) {
+        expiring++;
+      } else if (status == 201) {
         live.add(new Held(id, chosen));
       }
     }

@@ -55,7 +55,9 @@ class GateRebuildAtScaleOnClusterIntegrationTest {
                 "--server.port=0",
                 "--spring.data.redis.cluster.nodes=" + cluster.nodes(),
                 "--stockade.local-infra.database=" + DATABASE,
-                "--stockade.gate.reopen-interval=200ms");
+                "--stockade.gate.reopen-interval=200ms",
+                // The rebuild goes on from a checkpoint the test takes.
+                "--stockade.gate.checkpoint.enabled=false");
     gateRedis = TestRedis.clusterTemplate(cluster.nodes(), Duration.ofSeconds(60));
     layout = service.getBean(GateLayout.class);
     jdbc = service.getBean(JdbcTemplate.class);
@@ -79,6 +81,14 @@ class GateRebuildAtScaleOnClusterIntegrationTest {
   void aMasterRestartedEmptyIsRebuiltFromTheLargeRecordOnEveryMaster() {
     await().atMost(Duration.ofSeconds(60)).until(() -> ready());
     long epochBefore = epoch();
+    GateCheckpointWriter writer = service.getBean(GateCheckpointWriter.class);
+    GateCheckpoints.Checkpoint checkpoint =
+        await()
+            .atMost(Duration.ofSeconds(120))
+            .pollInterval(Duration.ofMillis(200))
+            .until(writer::checkpointIfDue, taken -> taken.isPresent())
+            .orElseThrow();
+    assertThat(checkpoint.events()).isGreaterThanOrEqualTo(record.events);
 
     cluster.restartEmpty(cluster.ports().indexOf(cluster.portOfSlot(layout.of(record.hot).slot())));
     ready();
@@ -88,6 +98,9 @@ class GateRebuildAtScaleOnClusterIntegrationTest {
         .pollInterval(Duration.ofMillis(500))
         .until(() -> ready());
     assertThat(epoch()).as("rebuilt once").isEqualTo(epochBefore + 1);
+    assertThat(service.getBean(GateRebuild.class).lastCheckpoint())
+        .as("the rebuild went on from the checkpoint")
+        .isEqualTo(checkpoint.id());
     record.assertGate(gateRedis, layout);
     record.touched.add(record.skus.get(7));
     assertThat(reserve("after", "h-after", record.hot, 2)).isEqualTo(201);
