@@ -98,7 +98,9 @@ public final class GateRebuildThroughput {
                 "--spring.security.oauth2.resourceserver.jwt.public-key-location="
                     + TestTokens.PUBLIC_KEY_LOCATION,
                 // Its requests would run while the store is written.
-                "--stockade.warm-up.enabled=false");
+                "--stockade.warm-up.enabled=false",
+                // The rebuild of the whole record is measured: no checkpoint is taken.
+                "--stockade.gate.checkpoint.enabled=false");
     try {
       app.getBean(EventProcessingConfiguration.class)
           .eventProcessor("gate-follower", StreamingEventProcessor.class)
@@ -166,8 +168,8 @@ public final class GateRebuildThroughput {
    * rebuilt and opened it again: seconds spent in each phase, in order (claim, CLEARING, READING,
    * WRITING, opening).
    */
-  private static Map<String, Double> rebuild(
-      ConfigurableApplicationContext app, Map<String, String> pids) throws InterruptedException {
+  static Map<String, Double> rebuild(ConfigurableApplicationContext app, Map<String, String> pids)
+      throws InterruptedException {
     GateKeeper keeper = app.getBean(GateKeeper.class);
     GateRebuild rebuild = app.getBean(GateRebuild.class);
     GateLayout layout = app.getBean(GateLayout.class);
@@ -309,8 +311,7 @@ public final class GateRebuildThroughput {
   }
 
   /** The units reserved and sold over every SKU's counters are those of the record. */
-  private static void check(
-      ConfigurableApplicationContext app, int skus, long reserved, long sold) {
+  static void check(ConfigurableApplicationContext app, int skus, long reserved, long sold) {
     GateLayout layout = app.getBean(GateLayout.class);
     StringRedisTemplate redis = app.getBean(GateKeeper.class).current().redis();
     long gateReserved = 0;
@@ -363,7 +364,7 @@ public final class GateRebuildThroughput {
   }
 
   /** Events in the event table by payload type. */
-  private static Map<String, Long> countByType(String url, String user, String password)
+  static Map<String, Long> countByType(String url, String user, String password)
       throws SQLException {
     Map<String, Long> counts = new HashMap<>();
     try (Connection connection = DriverManager.getConnection(url, user, password);

@@ -129,6 +129,83 @@ public final class GeneratedEventStore {
     }
   }
 
+  /** Registers {@code skus} SKUs {@code bench-sku-<n>} of a billion units each, no limit. */
+  public static void registerSkus(Connection connection, int skus) throws SQLException {
+    connection.setAutoCommit(false);
+    try (PreparedStatement insert = connection.prepareStatement(INSERT)) {
+      for (int s = 0; s < skus; s++) {
+        String sku = "bench-sku-" + s;
+        add(
+            insert,
+            sku,
+            0,
+            "Sku",
+            "{\"skuId\":\"" + sku + "\",\"initialStock\":1000000000,\"perUserLimit\":null}",
+            "io.stockade.api.sku.SkuRegistered",
+            T0);
+      }
+      insert.executeBatch();
+      connection.commit();
+    }
+  }
+
+  /**
+   * Appends {@code count} reservations of one unit of the SKUs {@link #registerSkus} registered
+   * ({@code <prefix>-<n>}, users {@code u-0} to {@code u-4999}, admission sequences from {@code
+   * firstSequence}), a millisecond apart from 2026-11-30T10:00:00Z (long before any intent
+   * retention): when {@code ended}, each confirmed or released (alternately) right after it, two
+   * events; otherwise left held, one event. 5,000 rows a transaction.
+   */
+  public static void appendReservations(
+      Connection connection, String prefix, int count, int skus, boolean ended, long firstSequence)
+      throws SQLException {
+    connection.setAutoCommit(false);
+    int batched = 0;
+    try (PreparedStatement insert = connection.prepareStatement(INSERT)) {
+      for (int r = 0; r < count; r++) {
+        Instant at = T0.plusMillis(r);
+        String id = prefix + "-" + r;
+        String lines = "[{\"skuId\":\"bench-sku-" + (r % skus) + "\",\"quantity\":1}]";
+        String user = "u-" + (r % 5000);
+        add(
+            insert,
+            id,
+            0,
+            "Reservation",
+            reservation(id, user, lines)
+                + ",\"reservedAt\":\""
+                + at
+                + "\",\"expiresAt\":\""
+                + at.plusSeconds(900)
+                + "\",\"admissionSequence\":"
+                + (firstSequence + r)
+                + ",\"gateEpoch\":1}",
+            "io.stockade.api.reservation.StockReserved",
+            at);
+        batched++;
+        if (ended) {
+          new FollowUp(id, reservation(id, user, lines), r % 2 == 0, 0)
+              .add(insert, at.plusMillis(1));
+          batched++;
+        }
+        if (batched >= 5000) {
+          insert.executeBatch();
+          connection.commit();
+          batched = 0;
+        }
+      }
+      insert.executeBatch();
+      connection.commit();
+    }
+  }
+
+  private static final Instant T0 = Instant.parse("2026-11-30T10:00:00Z");
+
+  private static final String INSERT =
+      "insert into domain_event_entry (aggregate_identifier, sequence_number, type,"
+          + " event_identifier, meta_data, payload, payload_revision, payload_type, time_stamp)"
+          + " values (?, ?, ?, ?, ?, ?, null, ?, ?)";
+
   /** A reservation's confirmation or release, due once reservation {@code at} is written. */
   private record FollowUp(String id, String reservation, boolean confirmed, long at) {
 
