@@ -86,21 +86,7 @@ public final class GeneratedEventStore {
         String sku = "bench-sku-" + (reservation % skus);
         String lines = "[{\"skuId\":\"" + sku + "\",\"quantity\":1}]";
         String user = "u-" + (reservation % 5000);
-        add(
-            insert,
-            id,
-            0,
-            "Reservation",
-            reservation(id, user, lines)
-                + ",\"reservedAt\":\""
-                + at
-                + "\",\"expiresAt\":\""
-                + at.plusSeconds(900)
-                + "\",\"admissionSequence\":"
-                + (reservation + 1)
-                + ",\"gateEpoch\":1}",
-            "io.stockade.api.reservation.StockReserved",
-            at);
+        addReserved(insert, id, user, lines, at, reservation + 1);
         written++;
         batched++;
         if (reservation % 3 != 2) {
@@ -167,21 +153,7 @@ public final class GeneratedEventStore {
         String id = prefix + "-" + r;
         String lines = "[{\"skuId\":\"bench-sku-" + (r % skus) + "\",\"quantity\":1}]";
         String user = "u-" + (r % 5000);
-        add(
-            insert,
-            id,
-            0,
-            "Reservation",
-            reservation(id, user, lines)
-                + ",\"reservedAt\":\""
-                + at
-                + "\",\"expiresAt\":\""
-                + at.plusSeconds(900)
-                + "\",\"admissionSequence\":"
-                + (firstSequence + r)
-                + ",\"gateEpoch\":1}",
-            "io.stockade.api.reservation.StockReserved",
-            at);
+        addReserved(insert, id, user, lines, at, firstSequence + r);
         batched++;
         if (ended) {
           new FollowUp(id, reservation(id, user, lines), r % 2 == 0, 0)
@@ -197,6 +169,27 @@ public final class GeneratedEventStore {
       insert.executeBatch();
       connection.commit();
     }
+  }
+
+  /** A reservation's StockReserved, held 900 s, admitted in gate epoch 1. */
+  private static void addReserved(
+      PreparedStatement insert, String id, String user, String lines, Instant at, long sequence)
+      throws SQLException {
+    add(
+        insert,
+        id,
+        0,
+        "Reservation",
+        reservation(id, user, lines)
+            + ",\"reservedAt\":\""
+            + at
+            + "\",\"expiresAt\":\""
+            + at.plusSeconds(900)
+            + "\",\"admissionSequence\":"
+            + sequence
+            + ",\"gateEpoch\":1}",
+        "io.stockade.api.reservation.StockReserved",
+        at);
   }
 
   private static final Instant T0 = Instant.parse("2026-11-30T10:00:00Z");
