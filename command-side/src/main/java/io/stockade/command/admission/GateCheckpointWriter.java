@@ -136,6 +136,10 @@ class GateCheckpointWriter implements DisposableBean {
                 return Optional.empty();
               }
               try {
+                // Another instance may have taken it since this one read the latest.
+                if (checkpoints.latest().filter(c -> c.position() >= settled).isPresent()) {
+                  return Optional.empty();
+                }
                 return Optional.of(take(settled));
               } finally {
                 lock(connection, "select release_lock(concat(?, md5(database())))");
