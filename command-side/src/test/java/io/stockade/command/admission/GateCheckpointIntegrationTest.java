@@ -23,6 +23,7 @@ import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -181,19 +182,34 @@ class GateCheckpointIntegrationTest {
     }
     ExecutorService threads = Executors.newFixedThreadPool(workloads.size());
     List<Future<?>> running = new ArrayList<>();
+    AtomicBoolean stop = new AtomicBoolean();
     for (Workload workload : workloads) {
-      running.add(threads.submit(() -> workload.run(150)));
+      // At least 150 operations each, and on until two checkpoints were taken meanwhile.
+      running.add(
+          threads.submit(
+              () -> {
+                for (int done = 0; done < 150 || !stop.get(); done++) {
+                  workload.run(1);
+                }
+              }));
     }
     List<GateCheckpoints.Checkpoint> taken = new ArrayList<>();
     try {
-      while (running.stream().anyMatch(future -> !future.isDone())) {
-        writer.checkpointIfDue().ifPresent(taken::add);
-        Thread.sleep(50);
-      }
+      await()
+          .atMost(Duration.ofSeconds(120))
+          .pollInterval(Duration.ofMillis(50))
+          .until(
+              () -> {
+                writer.checkpointIfDue().ifPresent(taken::add);
+                return taken.size() >= 2
+                    || running.stream().anyMatch(Future::isDone); // a workload failed
+              });
+      stop.set(true);
       for (Future<?> future : running) {
         future.get();
       }
     } finally {
+      stop.set(true);
       threads.shutdownNow();
     }
     long head = jdbc.queryForObject("select max(global_index) from domain_event_entry", Long.class);
