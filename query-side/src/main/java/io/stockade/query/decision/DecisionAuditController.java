@@ -9,7 +9,6 @@ import io.stockade.platform.web.ProblemResponses.FieldProblem;
 import io.stockade.query.QueryProblems;
 import io.stockade.query.decision.DecisionPages.Window;
 import io.stockade.query.decision.GateDecisions.SkuRow;
-import io.stockade.query.replay.Replays;
 import io.swagger.v3.oas.annotations.Parameter;
 import io.swagger.v3.oas.annotations.media.Schema;
 import jakarta.validation.constraints.Max;
@@ -121,11 +120,9 @@ class DecisionAuditController {
       int bucket) {}
 
   private final DecisionPages pages;
-  private final Replays replays;
 
-  DecisionAuditController(DecisionPages pages, Replays replays) {
+  DecisionAuditController(DecisionPages pages) {
     this.pages = pages;
-    this.replays = replays;
   }
 
   /**
@@ -134,7 +131,6 @@ class DecisionAuditController {
    */
   @GetMapping("/api/audit/skus/{skuId}/decisions")
   @Problem(status = 404, codes = QueryProblems.UNKNOWN_SKU)
-  @Problem(status = 503, codes = QueryProblems.REPLAY_IN_PROGRESS)
   SkuDecisions ofSku(
       @PathVariable @Identifier String skuId,
       @RequestParam(required = false) String from,
@@ -155,7 +151,6 @@ class DecisionAuditController {
       throw invalid(new FieldProblem("page", "must not be given with around"));
     }
     long asked = page == null ? 0 : page;
-    replays.requireIdle();
     DecisionPages.SkuPage found =
         pages
             .ofSku(skuId, window, asked, aroundSellout)

@@ -19,7 +19,6 @@ import io.stockade.query.reconciliation.ReconciliationReport.Difference;
 import io.stockade.query.reconciliation.ReconciliationReport.InFlight;
 import io.stockade.query.reconciliation.ReconciliationReport.ReservationMismatch;
 import io.stockade.query.reconciliation.ReconciliationReport.Sku;
-import io.stockade.query.replay.Replays;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -100,7 +99,6 @@ class Reconciliation {
   private final Serializer serializer;
   private final JdbcTemplate jdbc;
   private final NamedParameterJdbcTemplate named;
-  private final Replays replays;
   private final Duration bound;
   private final Clock clock;
 
@@ -228,7 +226,6 @@ class Reconciliation {
       EventStoreFold fold,
       @Qualifier("eventSerializer") Serializer serializer,
       JdbcTemplate jdbc,
-      Replays replays,
       MeterRegistry meters,
       Clock clock,
       @Value("${stockade.reconciliation.in-flight-bound:30s}") Duration bound) {
@@ -237,7 +234,6 @@ class Reconciliation {
     this.serializer = serializer;
     this.jdbc = jdbc;
     this.named = new NamedParameterJdbcTemplate(jdbc);
-    this.replays = replays;
     this.bound = bound;
     this.clock = clock;
     for (String status : BY_SEVERITY) {
@@ -270,11 +266,8 @@ class Reconciliation {
    */
   synchronized ReconciliationReport check(boolean full) {
     Instant now = clock.instant();
-    // A replay that starts meanwhile is noticed by the second look: it empties the read model no
-    // sooner than two of its poll intervals after it was requested.
-    boolean replaying = replays.running();
     // Read before the gate: a row RESERVED now has its intent in the gate when the gate is read.
-    Map<String, String> reservedRows = replaying ? Map.of() : reservedRows();
+    Map<String, String> reservedRows = reservedRows();
     // Redis first, then the events: every gate update follows its event, so an event the gate
     // reflects has been stored before the gate was read, and is folded.
     GateReader.Snapshot gate = null;
@@ -285,8 +278,7 @@ class Reconciliation {
       gateError = unavailable.getClass().getSimpleName() + ": " + unavailable.getMessage();
     }
     EventStoreFold.Snapshot events = fold.catchUp();
-    Map<String, Numbers> readModel = replaying ? Map.of() : readModel();
-    replaying = replaying || replays.running();
+    Map<String, Numbers> readModel = readModel();
 
     Map<String, Numbers> explained = new HashMap<>();
     Map<String, int[]> work = new HashMap<>();
@@ -302,7 +294,7 @@ class Reconciliation {
     List<Sku> skus = new ArrayList<>();
     Map<String, Integer> counts = new HashMap<>();
     for (String skuId : skuIds) {
-      Sku sku = sku(skuId, gate, events, replaying ? null : readModel, explained, work, now);
+      Sku sku = sku(skuId, gate, events, readModel, explained, work, now);
       skus.add(sku);
       counts.merge(sku.status(), 1, Integer::sum);
     }
@@ -310,7 +302,7 @@ class Reconciliation {
     readModelSeen.keySet().retainAll(skuIds);
     gauges.forEach((status, value) -> value.set(counts.getOrDefault(status, 0)));
 
-    boolean intentsCompared = gate != null && !replaying;
+    boolean intentsCompared = gate != null;
     List<ReservationMismatch> mismatches =
         intentsCompared ? reservationMismatches(gate, reservedRows, now) : List.of();
 
@@ -333,8 +325,7 @@ class Reconciliation {
         now,
         gateInfo,
         new ReconciliationReport.Events(events.head()),
-        new ReconciliationReport.ReadModel(
-            replaying ? ReconciliationReport.REPLAYING : ReconciliationReport.COMPARED),
+        new ReconciliationReport.ReadModel(ReconciliationReport.COMPARED),
         skus,
         List.copyOf(mismatches),
         new ReconciliationReport.Summary(

@@ -38,9 +38,6 @@ record ReconciliationReport(
   /** Read model status: compared with the events. */
   static final String COMPARED = "COMPARED";
 
-  /** Read model status: a replay is rebuilding it, so it is not compared. */
-  static final String REPLAYING = "REPLAYING";
-
   /**
    * The gate as read: {@code status} AVAILABLE or UNAVAILABLE (Redis could not be read: every SKU's
    * {@code gate} is then null and only the read model is compared with the events); {@code marker}
@@ -63,9 +60,8 @@ record ReconciliationReport(
   record Events(long position) {}
 
   /**
-   * The read model as compared: {@code status} COMPARED, or REPLAYING (a replay is rebuilding it:
-   * every SKU's {@code readModel} and its difference are then null, and no reservation is
-   * compared).
+   * The read model as compared: {@code status} COMPARED (also while a replay rebuilds it: the
+   * models in use keep following the events until the rebuilt ones replace them).
    */
   record ReadModel(String status) {}
 

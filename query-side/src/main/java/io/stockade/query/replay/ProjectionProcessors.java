@@ -45,16 +45,6 @@ class ProjectionProcessors {
     }
   }
 
-  /**
-   * Resets every processor's tokens to the start of the stream; each one's reset handler empties
-   * its tables. Fails while another instance claims one of their segments. Each processor resets in
-   * a transaction of Axon's, which joins the caller's: called in one, every processor's tokens and
-   * tables are reset together or not at all.
-   */
-  void resetTokens() {
-    names.forEach(name -> processor(name).resetTokens());
-  }
-
   private StreamingEventProcessor processor(String name) {
     return processing
         .eventProcessor(name, StreamingEventProcessor.class)

@@ -14,19 +14,17 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 import org.axonframework.eventhandling.GapAwareTrackingToken;
-import org.axonframework.eventhandling.tokenstore.TokenStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.stereotype.Component;
 
 /**
- * The bulk part of a replay, in the reset's transaction: one read of the event table ({@link
- * EventTableFold}) folded into every read model that has a {@link ReadModelFold}, then every
- * segment of their processors handed the fold's end, a gap-aware token. The processors go on from
- * there: an event that commits late below the end (a gap the token keeps) is delivered to them
- * once, and so is every event stored after the fold began. Processors without a fold replay event
- * by event from the reset tokens, as before.
+ * The bulk part of a replay, in one transaction: one read of the event table ({@link
+ * EventTableFold}) folded into the copies of every read model's tables ({@link ReadModelFold}),
+ * ending at a gap-aware token. The replay goes on from there ({@link ReplayCatchUp}): an event that
+ * commits late below the end (a gap the token keeps) reaches the copies once, and so does every
+ * event stored after the fold began.
  *
  * <p>Three threads share the work: one reads and decodes the table, one folds the events into the
  * models' writers, and the transaction's own runs the statements they hand over ({@link BulkRows}),
@@ -53,41 +51,36 @@ class ReplayFold {
   }
 
   private final EventTable table;
-  private final List<ReadModelFold> folds;
-  private final TokenStore tokenStore;
 
   @Autowired
-  ReplayFold(EventTableFold table, List<ReadModelFold> folds, TokenStore tokenStore) {
-    this(table::fold, folds, tokenStore);
+  ReplayFold(EventTableFold table) {
+    this(table::fold);
   }
 
-  ReplayFold(EventTable table, List<ReadModelFold> folds, TokenStore tokenStore) {
+  ReplayFold(EventTable table) {
     this.table = table;
-    this.folds = List.copyOf(folds);
-    this.tokenStore = tokenStore;
   }
 
   /**
-   * Folds the event table into the (just emptied) models of those {@code processors} that have a
-   * fold, and stores the end for each of their segments, releasing the claims the token store took
-   * to store it. Must run in the transaction of the reset.
+   * Folds the event table into the empty copies (named with {@code suffix}) of the tables of {@code
+   * chosen}. Must run in a transaction, which holds what it wrote until it commits.
    *
    * @param progress told the global index reached, as the fold goes
-   * @return the processors folded
+   * @return where the fold ended: null for an empty event store
    */
-  List<String> fold(String replayId, List<String> processors, long head, LongConsumer progress) {
-    List<ReadModelFold> chosen =
-        folds.stream().filter(fold -> processors.contains(fold.processor())).toList();
-    if (chosen.isEmpty()) {
-      return List.of();
-    }
+  GapAwareTrackingToken fold(
+      String replayId,
+      List<ReadModelFold> chosen,
+      String suffix,
+      long head,
+      LongConsumer progress) {
     BlockingQueue<Runnable> writes = new ArrayBlockingQueue<>(WRITES_QUEUED);
     Executor toTransaction = write -> hand(writes, write);
     Map<String, Class<?>> types = new HashMap<>();
     Map<Class<?>, List<ReadModelFold.Writer>> writersByType = new HashMap<>();
     List<ReadModelFold.Writer> writers = new ArrayList<>();
     for (ReadModelFold fold : chosen) {
-      ReadModelFold.Writer writer = fold.start(toTransaction);
+      ReadModelFold.Writer writer = fold.start(toTransaction, suffix);
       writers.add(writer);
       fold.eventTypes()
           .forEach(
@@ -121,18 +114,15 @@ class ReplayFold {
               return reached;
             });
     GapAwareTrackingToken end = write(folding, writes);
-    List<String> folded = chosen.stream().map(ReadModelFold::processor).toList();
     if (end != null) {
-      for (String processor : folded) {
-        for (int segment : tokenStore.fetchSegments(processor)) {
-          tokenStore.storeToken(end, processor, segment);
-          tokenStore.releaseClaim(processor, segment);
-        }
-      }
       progress.accept(end.getIndex());
     }
-    log.info("Replay {}: {} folded up to {}", replayId, folded, end);
-    return folded;
+    log.info(
+        "Replay {}: {} folded up to {}",
+        replayId,
+        chosen.stream().map(ReadModelFold::processor).toList(),
+        end);
+    return end;
   }
 
   /**

@@ -7,6 +7,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.axonframework.eventhandling.TrackingToken;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.event.ContextClosedEvent;
@@ -16,25 +17,26 @@ import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * Every instance's part in a replay, done every poll interval on one thread: while a replay is
- * REQUESTED its projections' processors are shut down (releasing its claims); once it is RUNNING,
- * or has ended, they run. The owner beats, and resets the tokens once no other instance claims a
- * segment, or fails the replay when that does not happen by its deadline. A REQUESTED replay whose
- * owner stopped beating (it crashed, or was stopped) is taken over by the first instance to see the
- * lease expired; a RUNNING one needs no owner: any instance records it DONE. An instance that died
- * holding claims delays the reset by the token store's claim timeout at most.
+ * Every instance's part in a replay, done every poll interval on one thread.
  *
- * <p>A replay ends DONE with whole models, or FAILED with the models it started from. The reset is
- * one database transaction: every processor's tokens, every reset handler's deletes, the bulk fold
- * of the event table into the models and its end token for their segments, and the replay's move
- * from REQUESTED to RUNNING ({@link ReplayRecords#running}) commit together or not at all, and a
- * reset that finds the replay no longer REQUESTED rolls back. FAILED is recorded only from
- * REQUESTED, by a conditional UPDATE of the same row, which waits for a reset that has moved it to
- * RUNNING to commit or roll back: so a replay whose reset committed is RUNNING and can only end
- * DONE, and a FAILED one never had its reset committed. That holds whatever the clocks, leases and
- * pauses do; the lease only decides who tries. An owner beats on another thread while it resets
- * (which at a million rows takes tens of seconds), so that a live owner is not taken over and the
- * others do not fail the replay on their own deadline while its reset is under way.
+ * <p>REQUESTED: the owner builds copies of the read models' tables ({@link ReplayTables}): one bulk
+ * fold of the event table ({@link ReplayFold}), then the events stored since, as the processors
+ * write them ({@link ReplayCatchUp}). Meanwhile every instance's processors keep the models up to
+ * date and every request reads them. Built, the replay is SWITCHING: every instance shuts its
+ * projections' processors down (the models stop following for the switch only, and keep serving);
+ * once no other instance claims a segment, and no sooner than two poll intervals after the switch
+ * began (by then every instance has seen it), the owner brings the copies up to the event store
+ * again, renames them in the models' place in one atomic step and records the replay DONE, and
+ * every instance starts its processors again. They go on from their own tokens, on the rebuilt
+ * tables: the events between a token and the copies' end are applied twice, which changes nothing
+ * (the models are idempotent: a ledger entry per event, a sequence number per reservation).
+ *
+ * <p>The owner beats on another thread while it builds. A replay whose owner stopped beating is
+ * taken over by the first instance to see the lease expired: REQUESTED, it builds the copies again
+ * from the start; SWITCHING, it finishes the switch if the rename has happened (no copy left, the
+ * replaced tables there), and builds again otherwise. A switch whose segments are still claimed by
+ * others at its deadline fails, as does a build that throws: FAILED, the copies dropped, the models
+ * as they were. What a replaced owner still writes is refused ({@link ReplayRecords#owns}).
  */
 @Component
 class ReplayFollower {
@@ -45,19 +47,31 @@ class ReplayFollower {
   private final ReplayRecords records;
   private final TokenEntries tokens;
   private final ProjectionProcessors processors;
+  private final List<ReadModelFold> folds;
+  private final List<String> tables;
+  private final ReplayTables copies;
   private final ReplayFold fold;
+  private final ReplayCatchUp catchUp;
   private final QueryNode node;
   private final ReplaySettings settings;
   private final TransactionTemplate transaction;
   private final ScheduledExecutorService poller = thread("replay-follower");
   private final ScheduledExecutorService heart = thread("replay-heartbeat");
 
+  /** The copies this instance built, and how far they are caught up: null before. */
+  private Built built;
+
+  private record Built(String replayId, TrackingToken end) {}
+
   ReplayFollower(
       Replays replays,
       ReplayRecords records,
       TokenEntries tokens,
       ProjectionProcessors processors,
+      List<ReadModelFold> folds,
+      ReplayTables copies,
       ReplayFold fold,
+      ReplayCatchUp catchUp,
       QueryNode node,
       ReplaySettings settings,
       PlatformTransactionManager transactions) {
@@ -65,7 +79,21 @@ class ReplayFollower {
     this.records = records;
     this.tokens = tokens;
     this.processors = processors;
+    this.folds =
+        folds.stream().filter(model -> processors.names().contains(model.processor())).toList();
+    List<String> folded = this.folds.stream().map(ReadModelFold::processor).toList();
+    if (!folded.containsAll(processors.names())) {
+      throw new IllegalStateException(
+          "stockade.replay.processors names "
+              + processors.names()
+              + " but only "
+              + folded
+              + " have a fold: a replay cannot rebuild the others beside their tables");
+    }
+    this.tables = this.folds.stream().flatMap(model -> model.tables().stream()).toList();
+    this.copies = copies;
     this.fold = fold;
+    this.catchUp = catchUp;
     this.node = node;
     this.settings = settings;
     this.transaction = new TransactionTemplate(transactions);
@@ -82,52 +110,112 @@ class ReplayFollower {
   }
 
   private void follow(ReplayRecords.Row replay) {
-    if (replay == null) {
+    if (replay == null || replay.status().equals("REQUESTED")) {
       processors.start();
-    } else if (replay.status().equals("REQUESTED")) {
+    } else {
       processors.stop();
-      if (!replay.owner().equals(node.name())
-          && replay.leaseExpired()
+    }
+    if (replay == null) {
+      return;
+    }
+    boolean mine = replay.owner().equals(node.name());
+    if (!mine) {
+      if (replay.leaseExpired()
           && records.takeOver(
               replay.id(), node.name(), settings.lease(), settings.resetTimeout())) {
         log.warn("Replay {}: taken over from {}, whose lease expired", replay.id(), replay.owner());
-        replays.refresh().ifPresent(this::reset);
-      } else if (replay.owner().equals(node.name())) {
-        reset(replay);
+        built = null;
+        replays.refresh().ifPresent(this::takenOver);
       }
+      return;
+    }
+    if (replay.status().equals("REQUESTED")) {
+      build(replay);
+    } else if (built == null || !built.replayId().equals(replay.id())) {
+      // This instance owns a switch it did not build (it restarted, with the same name).
+      takenOver(replay);
     } else {
-      processors.start();
-      // Records it DONE once every segment has reached its head.
-      replays.find(replay.id());
+      switchOver(replay);
+    }
+  }
+
+  /** Goes on with a replay just taken over: see the class comment. */
+  private void takenOver(ReplayRecords.Row replay) {
+    if (replay.status().equals("REQUESTED")) {
+      build(replay);
+    } else if (copies.existing(tables, ReplayTables.COPY) == 0
+        && copies.existing(tables, ReplayTables.REPLACED) == tables.size()) {
+      done(replay);
+    } else if (records.rebuild(replay.id(), node.name())) {
+      log.warn("Replay {}: building its tables again, its switch taken over", replay.id());
     }
   }
 
   /**
-   * Resets the tokens once no other instance claims a segment, and no sooner than two poll
-   * intervals after the request: by then every instance reads the replay as in progress, and none
-   * serves the tables the reset empties.
+   * Builds the copies, beating every quarter of the lease meanwhile with the fold's progress (from
+   * another thread, outside the fold's transaction), and records the replay SWITCHING.
    */
-  private void reset(ReplayRecords.Row replay) {
+  private void build(ReplayRecords.Row replay) {
+    String replayId = replay.id();
+    AtomicLong folded = new AtomicLong();
+    try (Beating beating = new Beating(replayId, folded)) {
+      records.started(replayId, node.name());
+      log.info("Replay {}: building copies of {}", replayId, tables);
+      copies.createCopies(tables);
+      TrackingToken end =
+          transaction.execute(
+              status -> {
+                TrackingToken folding =
+                    fold.fold(replayId, folds, ReplayTables.COPY, replay.head(), folded::set);
+                requireOwner(replayId);
+                return folding;
+              });
+      end = catchUp(replayId, end, folded);
+      if (records.switching(replayId, node.name(), settings.resetTimeout())) {
+        built = new Built(replayId, end);
+        log.info("Replay {}: copies built up to {}; switching", replayId, end);
+      }
+    } catch (RuntimeException e) {
+      if (records.owns(replayId, node.name())) {
+        fail(replayId, "REQUESTED", "Could not build the read models: " + e);
+      } else {
+        log.info("Replay {}: no longer building here ({})", replayId, e.getMessage());
+      }
+    }
+  }
+
+  /**
+   * The switch, once every other instance has stopped its processors: the copies caught up with the
+   * event store, renamed in the models' place, the replay DONE. Until its deadline, a switch that
+   * cannot be made yet is tried again at the next poll.
+   */
+  private void switchOver(ReplayRecords.Row replay) {
     records.heartbeat(replay.id(), node.name(), settings.lease());
-    if (replay.age().compareTo(settings.pollInterval().multipliedBy(2)) < 0) {
+    if (replay.switching().compareTo(settings.pollInterval().multipliedBy(2)) < 0) {
       return;
     }
     List<String> claimed = tokens.claimedByOthers(processors.names(), node.name());
     if (claimed.isEmpty()) {
-      try {
-        if (resetAndRun(replay)) {
-          log.info("Replay {}: tokens reset, rebuilding", replay.id());
-        }
+      AtomicLong progress = new AtomicLong(replay.folded());
+      try (Beating beating = new Beating(replay.id(), progress)) {
+        TrackingToken end = catchUp(replay.id(), built.end(), progress);
+        built = new Built(replay.id(), end);
+        requireOwner(replay.id());
+        copies.switchToCopies(tables);
+        log.info(
+            "Replay {}: read models switched to their copies, built up to {}", replay.id(), end);
+        done(replay);
         return;
       } catch (RuntimeException e) {
-        log.info("Replay {}: tokens not reset yet ({})", replay.id(), e.getMessage());
+        log.info("Replay {}: not switched yet ({})", replay.id(), e.getMessage());
         claimed = List.of(String.valueOf(e.getMessage()));
       }
     }
     if (replay.resetOverdue()) {
-      replays.fail(
-          replay,
-          "The tokens could not be reset: segments still claimed by other instances ("
+      fail(
+          replay.id(),
+          "SWITCHING",
+          "The read models could not be switched: segments still claimed by other instances ("
               + String.join(", ", claimed)
               + ") after "
               + settings.resetTimeout()
@@ -137,43 +225,68 @@ class ReplayFollower {
     }
   }
 
-  /**
-   * Resets the tokens, folds the event table into the models that have a fold ({@link ReplayFold}),
-   * and records the replay RUNNING, in one transaction, beating every quarter of the lease
-   * meanwhile with the fold's progress (from another thread, so outside the transaction).
-   *
-   * @return false, nothing changed, when the replay was no longer REQUESTED
-   */
-  private boolean resetAndRun(ReplayRecords.Row replay) {
-    String replayId = replay.id();
-    AtomicLong folded = new AtomicLong();
-    beat(replayId, folded);
-    long beat = Math.max(1, settings.lease().toMillis() / 4);
-    ScheduledFuture<?> beating =
-        heart.scheduleAtFixedRate(() -> beat(replayId, folded), beat, beat, TimeUnit.MILLISECONDS);
-    try {
-      return Boolean.TRUE.equals(
-          transaction.execute(
-              status -> {
-                processors.resetTokens();
-                fold.fold(replayId, processors.names(), replay.head(), folded::set);
-                if (records.running(replayId)) {
-                  return true;
-                }
-                status.setRollbackOnly();
-                return false;
-              }));
-    } finally {
-      // Not waiting for a beat under way: it may wait on the row the commit has just released.
-      beating.cancel(false);
+  private TrackingToken catchUp(String replayId, TrackingToken from, AtomicLong progress) {
+    return catchUp.catchUp(
+        folds,
+        ReplayTables.COPY,
+        from,
+        () -> requireOwner(replayId),
+        applied -> progress.addAndGet(applied));
+  }
+
+  private void requireOwner(String replayId) {
+    if (!records.owns(replayId, node.name())) {
+      throw new IllegalStateException("Replay " + replayId + " is no longer owned here");
     }
   }
 
-  private void beat(String replayId, AtomicLong folded) {
-    try {
-      records.heartbeat(replayId, node.name(), settings.lease(), folded.get());
-    } catch (RuntimeException e) {
-      log.warn("Replay {}: no heartbeat this time", replayId, e);
+  private void done(ReplayRecords.Row replay) {
+    if (records.finish(replay.id(), "SWITCHING", "DONE", null)) {
+      log.info("Replay {} done", replay.id());
+    }
+    copies.drop(tables, ReplayTables.REPLACED);
+    built = null;
+    replays.refresh();
+    processors.start();
+  }
+
+  private void fail(String replayId, String from, String failure) {
+    replays.fail(replayId, from, failure);
+    copies.drop(tables, ReplayTables.COPY);
+    built = null;
+    processors.start();
+  }
+
+  /**
+   * The owner's heartbeat, with its progress, every quarter of the lease while it works (on another
+   * thread, outside the work's transactions).
+   */
+  private final class Beating implements AutoCloseable {
+
+    private final String replayId;
+    private final AtomicLong progress;
+    private final ScheduledFuture<?> beats;
+
+    Beating(String replayId, AtomicLong progress) {
+      this.replayId = replayId;
+      this.progress = progress;
+      beat();
+      long every = Math.max(1, settings.lease().toMillis() / 4);
+      beats = heart.scheduleAtFixedRate(this::beat, every, every, TimeUnit.MILLISECONDS);
+    }
+
+    private void beat() {
+      try {
+        records.heartbeat(replayId, node.name(), settings.lease(), progress.get());
+      } catch (RuntimeException e) {
+        log.warn("Replay {}: no heartbeat this time", replayId, e);
+      }
+    }
+
+    @Override
+    public void close() {
+      // Not waiting for a beat under way: it may wait on a row a commit has just released.
+      beats.cancel(false);
     }
   }
 

@@ -32,18 +32,13 @@ class ReplayRecords {
       long folded,
       boolean leaseExpired,
       boolean resetOverdue,
-      Duration age) {
-
-    boolean inProgress() {
-      return status.equals("REQUESTED") || status.equals("RUNNING");
-    }
-  }
+      Duration switching) {}
 
   private static final String COLUMNS =
       "id, status, head, requested_at, started_at, finished_at, failure, owner, folded,"
           + " lease_until < utc_timestamp(6) as lease_expired,"
           + " reset_deadline < utc_timestamp(6) as reset_overdue,"
-          + " timestampdiff(microsecond, requested_at, utc_timestamp(6)) as age_micros";
+          + " timestampdiff(microsecond, switching_at, utc_timestamp(6)) as switching_micros";
 
   private final JdbcTemplate jdbc;
 
@@ -94,7 +89,7 @@ class ReplayRecords {
                     oldestKept));
   }
 
-  /** The replay in progress (REQUESTED or RUNNING), if any. */
+  /** The replay in progress (REQUESTED or SWITCHING), if any. */
   Optional<Row> inProgress() {
     return jdbc
         .query("select " + COLUMNS + " from read_model_replay where in_progress = 1", this::row)
@@ -133,8 +128,17 @@ class ReplayRecords {
         owner);
   }
 
+  /** The owner begins building the copies: the replay's start. */
+  void started(String id, String owner) {
+    jdbc.update(
+        "update read_model_replay set started_at = utc_timestamp(6)"
+            + " where id = ? and owner = ? and status = 'REQUESTED'",
+        id,
+        owner);
+  }
+
   /**
-   * Takes over a REQUESTED replay whose owner stopped beating, with a fresh reset deadline.
+   * Takes over a replay in progress whose owner stopped beating, with a fresh reset deadline.
    *
    * @return whether {@code owner} now owns it
    */
@@ -143,7 +147,7 @@ class ReplayRecords {
             "update read_model_replay set owner = ?,"
                 + " lease_until = timestampadd(microsecond, ?, utc_timestamp(6)),"
                 + " reset_deadline = timestampadd(microsecond, ?, utc_timestamp(6))"
-                + " where id = ? and status = 'REQUESTED' and lease_until < utc_timestamp(6)",
+                + " where id = ? and in_progress = 1 and lease_until < utc_timestamp(6)",
             owner,
             micros(lease),
             micros(resetTimeout),
@@ -152,19 +156,48 @@ class ReplayRecords {
   }
 
   /**
-   * The tokens are reset: the processors rebuild. Called in the reset's own transaction (see {@link
-   * ReplayFollower}), whichever instance reset them: the row lock this UPDATE takes orders it with
-   * {@link #finish} from REQUESTED, so of RUNNING and FAILED only one is ever recorded.
+   * The copies are built: every instance is to stop its processors for the switch, which fails if
+   * they are still claimed by others after {@code resetTimeout}.
    *
-   * @return false when the replay is no longer REQUESTED (it failed, or another instance's reset
-   *     committed first): the caller's reset must then roll back
+   * @return false when the replay is no longer {@code owner}'s and REQUESTED
    */
-  boolean running(String id) {
+  boolean switching(String id, String owner, Duration resetTimeout) {
     return jdbc.update(
-            "update read_model_replay set status = 'RUNNING', started_at = utc_timestamp(6)"
-                + " where id = ? and status = 'REQUESTED'",
-            id)
+            "update read_model_replay set status = 'SWITCHING', switching_at = utc_timestamp(6),"
+                + " reset_deadline = timestampadd(microsecond, ?, utc_timestamp(6))"
+                + " where id = ? and owner = ? and status = 'REQUESTED'",
+            micros(resetTimeout),
+            id,
+            owner)
         == 1;
+  }
+
+  /**
+   * Back to REQUESTED: the owner that took a SWITCHING replay over builds the copies again (what
+   * the one before had caught up is not known).
+   */
+  boolean rebuild(String id, String owner) {
+    return jdbc.update(
+            "update read_model_replay set status = 'REQUESTED', switching_at = null, folded = 0"
+                + " where id = ? and owner = ? and status = 'SWITCHING'",
+            id,
+            owner)
+        == 1;
+  }
+
+  /**
+   * Whether {@code owner} still owns the replay in progress, holding a shared lock on its row until
+   * the caller's transaction ends: a takeover waits for that transaction, so what it writes to the
+   * copies is written before the next owner creates them again.
+   */
+  boolean owns(String id, String owner) {
+    return !jdbc.queryForList(
+            "select 1 from read_model_replay where id = ? and owner = ? and in_progress = 1"
+                + " lock in share mode",
+            Integer.class,
+            id,
+            owner)
+        .isEmpty();
   }
 
   /**
@@ -197,7 +230,7 @@ class ReplayRecords {
         rs.getLong("folded"),
         rs.getBoolean("lease_expired"),
         rs.getBoolean("reset_overdue"),
-        Duration.ofNanos(rs.getLong("age_micros") * 1000));
+        Duration.ofNanos(rs.getLong("switching_micros") * 1000));
   }
 
   private static Instant instant(ResultSet rs, String column) throws SQLException {

@@ -6,7 +6,6 @@ import io.stockade.platform.openapi.Problem;
 import io.stockade.platform.web.Identifier;
 import io.stockade.platform.web.ProblemException;
 import io.stockade.query.QueryProblems;
-import io.stockade.query.replay.Replays;
 import java.util.Map;
 import org.axonframework.messaging.responsetypes.ResponseTypes;
 import org.axonframework.queryhandling.QueryGateway;
@@ -21,18 +20,14 @@ import org.springframework.web.bind.annotation.RestController;
 class ReservationController {
 
   private final QueryGateway queries;
-  private final Replays replays;
 
-  ReservationController(QueryGateway queries, Replays replays) {
+  ReservationController(QueryGateway queries) {
     this.queries = queries;
-    this.replays = replays;
   }
 
   @GetMapping("/{reservationId}")
   @Problem(status = 404, codes = QueryProblems.UNKNOWN_RESERVATION)
-  @Problem(status = 503, codes = QueryProblems.REPLAY_IN_PROGRESS)
   ReservationView reservation(@PathVariable @Identifier String reservationId) {
-    replays.requireIdle();
     return queries
         .query(
             new FindReservationQuery(reservationId),

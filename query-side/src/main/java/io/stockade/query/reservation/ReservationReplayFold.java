@@ -5,6 +5,7 @@ import io.stockade.api.draw.ReservationDrawn;
 import io.stockade.api.draw.ReservationQueued;
 import io.stockade.platform.eventstore.EventTableFold.StoredEvent;
 import io.stockade.query.replay.ReadModelFold;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executor;
 import java.util.function.Function;
@@ -44,29 +45,44 @@ class ReservationReplayFold implements ReadModelFold {
           .collect(Collectors.toUnmodifiableMap(Class::getName, Function.identity()));
 
   @Override
-  public Writer start(Executor writes) {
-    ReservationRows.Fold fold = rows.fold(writes);
+  public List<String> tables() {
+    return List.of("reservation_view", "sku_queue");
+  }
+
+  @Override
+  public Writer start(Executor writes, String suffix) {
+    ReservationRows.Fold fold = rows.into(suffix).fold(writes);
+    return writer(fold, fold::flush);
+  }
+
+  @Override
+  public Writer follow(String suffix) {
+    return writer(rows.into(suffix), () -> {});
+  }
+
+  /** Each event's change, as the projection applies it, to {@code target}. */
+  private static Writer writer(ReservationChanges.Target target, Runnable finish) {
     return new Writer() {
       @Override
       public void accept(StoredEvent event) {
         if (event.payload() instanceof ReservationQueued queued) {
-          ReservationChanges.queued(queued, event.instant(), fold);
+          ReservationChanges.queued(queued, event.instant(), target);
           return;
         }
         if (event.payload() instanceof ReservationDrawn drawn) {
-          ReservationChanges.drawn(drawn, event.instant(), fold);
+          ReservationChanges.drawn(drawn, event.instant(), target);
           return;
         }
         ReservationChanges.apply(
             StreamFold.reservationEvent(event.payload()),
             event.sequenceNumber(),
             event.instant(),
-            fold);
+            target);
       }
 
       @Override
       public void finish() {
-        fold.flush();
+        finish.run();
       }
     };
   }

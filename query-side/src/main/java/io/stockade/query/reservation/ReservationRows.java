@@ -30,6 +30,7 @@ import org.axonframework.messaging.unitofwork.CurrentUnitOfWork;
 import org.axonframework.messaging.unitofwork.UnitOfWork;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Repository;
@@ -107,15 +108,57 @@ class ReservationRows implements ReservationChanges.Target {
   private final JdbcTemplate jdbc;
   private final int foldWindow;
 
+  /** The tables written: the read model's, or a replay's copies of them ({@link #into}). */
+  private final String viewTable;
+
+  private final String queueTable;
+  private final String insert;
+  private final String update;
+  private final String applyFoldUpdates;
+  private final String foldUpdatesUnknown;
+  private final String deleteUnqueued;
+  private final String deleteQueued;
+  private final String insertQueued;
+  private final String exists;
+
+  @Autowired
   ReservationRows(
       JdbcTemplate jdbc,
       @Value("${stockade.replay.reservation-window:" + FOLD_WINDOW + "}") int foldWindow) {
+    this(jdbc, foldWindow, "");
+  }
+
+  private ReservationRows(JdbcTemplate jdbc, int foldWindow, String suffix) {
     if (foldWindow < 1) {
       throw new IllegalArgumentException(
           "stockade.replay.reservation-window must be at least 1, not " + foldWindow);
     }
     this.jdbc = jdbc;
     this.foldWindow = foldWindow;
+    this.viewTable = "reservation_view" + suffix;
+    this.queueTable = "sku_queue" + suffix;
+    this.insert = named(INSERT);
+    this.update = named(UPDATE);
+    this.applyFoldUpdates = named(APPLY_FOLD_UPDATES);
+    this.foldUpdatesUnknown = named(FOLD_UPDATES_UNKNOWN);
+    this.deleteUnqueued =
+        named("DELETE FROM reservation_view WHERE status = 'QUEUED' AND reservation_id IN ");
+    this.deleteQueued = named("DELETE FROM sku_queue WHERE reservation_id IN ");
+    this.insertQueued = named("INSERT INTO sku_queue (sku_id, reservation_id) VALUES ");
+    this.exists = named("SELECT 1 FROM reservation_view WHERE reservation_id = ?");
+  }
+
+  /**
+   * The same writes into the tables named as this model's with {@code suffix} appended: a replay's
+   * copies ({@link io.stockade.query.replay.ReadModelFold}). Its reads still read the model's own.
+   */
+  ReservationRows into(String suffix) {
+    return new ReservationRows(jdbc, foldWindow, suffix);
+  }
+
+  /** A statement of the model's tables, on the tables this instance writes. */
+  private String named(String statement) {
+    return statement.replace("reservation_view", viewTable).replace("sku_queue", queueTable);
   }
 
   /**
@@ -514,7 +557,7 @@ class ReservationRows implements ReservationChanges.Target {
 
     private final Executor writes;
     private final BulkRows rows =
-        new BulkRows(jdbc, "reservation_view", COLUMN_NAMES, BulkRows.Duplicates.SKIP);
+        new BulkRows(jdbc, viewTable, COLUMN_NAMES, BulkRows.Duplicates.SKIP);
     private final BulkRows updateRows =
         new BulkRows(jdbc, FOLD_UPDATES, FOLD_UPDATE_COLUMNS, BulkRows.Duplicates.FAIL);
     private final Map<String, Creation> created = new LinkedHashMap<>();
@@ -717,14 +760,13 @@ class ReservationRows implements ReservationChanges.Target {
       }
     }
     if (fold != null) {
-      inChunks(
-          unqueued, "DELETE FROM reservation_view WHERE status = 'QUEUED' AND reservation_id IN ");
+      inChunks(unqueued, deleteUnqueued);
       fold.rows.write(creations);
       applyInBulk(updates, fold.updateRows);
     } else {
       insert(creations);
       if (!updates.isEmpty()) {
-        int[] counts = jdbc.batchUpdate(UPDATE, updates.stream().map(Update::arguments).toList());
+        int[] counts = jdbc.batchUpdate(update, updates.stream().map(Update::arguments).toList());
         for (int i = 0; i < counts.length; i++) {
           if (counts[i] == 0) {
             notApplied(updates.get(i));
@@ -744,7 +786,7 @@ class ReservationRows implements ReservationChanges.Target {
     List<String> departures = new ArrayList<>();
     for (Change change : changes) {
       if (change instanceof Enqueue enqueue) {
-        inChunks(departures, "DELETE FROM sku_queue WHERE reservation_id IN ");
+        inChunks(departures, deleteQueued);
         departures.clear();
         for (String skuId : enqueue.skuIds()) {
           joins.add(skuId);
@@ -757,7 +799,7 @@ class ReservationRows implements ReservationChanges.Target {
       }
     }
     insertQueued(joins);
-    inChunks(departures, "DELETE FROM sku_queue WHERE reservation_id IN ");
+    inChunks(departures, deleteQueued);
   }
 
   private void insertQueued(List<Object> values) {
@@ -765,10 +807,7 @@ class ReservationRows implements ReservationChanges.Target {
       List<Object> chunk =
           values.subList(from, Math.min(values.size(), from + 2 * MAX_ROWS_PER_INSERT));
       jdbc.update(
-          MultiRowInsert.sql(
-                  "INSERT INTO sku_queue (sku_id, reservation_id) VALUES ",
-                  "(?, ?)",
-                  chunk.size() / 2)
+          MultiRowInsert.sql(insertQueued, "(?, ?)", chunk.size() / 2)
               + " ON DUPLICATE KEY UPDATE sku_id = sku_id",
           BulkValues.of(chunk));
     }
@@ -812,9 +851,9 @@ class ReservationRows implements ReservationChanges.Target {
       loaded.write(values);
       for (int round = 1; round <= byRound.size(); round++) {
         List<Update> these = byRound.get(round - 1);
-        if (jdbc.update(APPLY_FOLD_UPDATES, round) < these.size()) {
+        if (jdbc.update(applyFoldUpdates, round) < these.size()) {
           Set<String> unknown =
-              new HashSet<>(jdbc.queryForList(FOLD_UPDATES_UNKNOWN, String.class, round));
+              new HashSet<>(jdbc.queryForList(foldUpdatesUnknown, String.class, round));
           these.stream()
               .filter(update -> unknown.contains(update.reservationId()))
               .forEach(ReservationRows::unknown);
@@ -831,7 +870,7 @@ class ReservationRows implements ReservationChanges.Target {
       List<Object[]> chunk =
           creations.subList(from, Math.min(creations.size(), from + MAX_ROWS_PER_INSERT));
       jdbc.update(
-          MultiRowInsert.sql(INSERT, INSERT_ROW, chunk.size()) + ON_DUPLICATE,
+          MultiRowInsert.sql(insert, INSERT_ROW, chunk.size()) + ON_DUPLICATE,
           BulkValues.of(chunk.stream().flatMap(Arrays::stream).toList()));
     }
   }
@@ -857,9 +896,7 @@ class ReservationRows implements ReservationChanges.Target {
   }
 
   boolean exists(String reservationId) {
-    return !jdbc.queryForList(
-            "SELECT 1 FROM reservation_view WHERE reservation_id = ?", Integer.class, reservationId)
-        .isEmpty();
+    return !jdbc.queryForList(exists, Integer.class, reservationId).isEmpty();
   }
 
   Optional<ReservationView> find(String reservationId) {

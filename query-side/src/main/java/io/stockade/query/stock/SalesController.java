@@ -1,8 +1,5 @@
 package io.stockade.query.stock;
 
-import io.stockade.platform.openapi.Problem;
-import io.stockade.query.QueryProblems;
-import io.stockade.query.replay.Replays;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import java.util.List;
@@ -22,21 +19,17 @@ class SalesController {
   record SalesPage(List<StockView> skus, int page, int size, long totalEntries) {}
 
   private final StockLevels stockLevels;
-  private final Replays replays;
   private final QueueLengths queues;
 
-  SalesController(StockLevels stockLevels, Replays replays, QueueLengths queues) {
+  SalesController(StockLevels stockLevels, QueueLengths queues) {
     this.stockLevels = stockLevels;
-    this.replays = replays;
     this.queues = queues;
   }
 
   @GetMapping("/api/sales")
-  @Problem(status = 503, codes = QueryProblems.REPLAY_IN_PROGRESS)
   SalesPage sales(
       @RequestParam(defaultValue = "0") @Min(0) @Max(1_000_000) int page,
       @RequestParam(defaultValue = "50") @Min(1) @Max(500) int size) {
-    replays.requireIdle();
     return new SalesPage(
         queues.views(stockLevels.busiest(page, size)), page, size, stockLevels.known());
   }

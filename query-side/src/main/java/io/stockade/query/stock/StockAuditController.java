@@ -7,7 +7,6 @@ import io.stockade.platform.web.Identifier;
 import io.stockade.platform.web.ProblemCodes;
 import io.stockade.platform.web.ProblemException;
 import io.stockade.query.QueryProblems;
-import io.stockade.query.replay.Replays;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import java.time.Clock;
@@ -57,27 +56,23 @@ class StockAuditController {
   record Change(long total, long available, long reserved, long sold) {}
 
   private final StockLevels stockLevels;
-  private final Replays replays;
   private final EventStore eventStore;
   private final Clock clock;
 
-  StockAuditController(StockLevels stockLevels, Replays replays, EventStore eventStore) {
+  StockAuditController(StockLevels stockLevels, EventStore eventStore) {
     this.stockLevels = stockLevels;
-    this.replays = replays;
     this.eventStore = eventStore;
     this.clock = Clock.systemUTC();
   }
 
   @GetMapping("/{skuId}")
   @Problem(status = 404, codes = QueryProblems.UNKNOWN_SKU)
-  @Problem(status = 503, codes = QueryProblems.REPLAY_IN_PROGRESS)
   SkuAudit audit(
       @PathVariable @Identifier String skuId,
       @RequestParam(required = false) String at,
       @RequestParam(defaultValue = "0") @Min(0) @Max(1_000_000) int page,
       @RequestParam(defaultValue = "50") @Min(1) @Max(500) int size) {
     Instant instant = at == null ? clock.instant() : instant(at);
-    replays.requireIdle();
     if (!stockLevels.registered(skuId)) {
       throw new ProblemException(
           HttpStatus.NOT_FOUND,

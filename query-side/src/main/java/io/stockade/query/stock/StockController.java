@@ -7,7 +7,6 @@ import io.stockade.platform.openapi.Problem;
 import io.stockade.platform.web.Identifier;
 import io.stockade.platform.web.ProblemException;
 import io.stockade.query.QueryProblems;
-import io.stockade.query.replay.Replays;
 import jakarta.validation.constraints.NotEmpty;
 import jakarta.validation.constraints.Size;
 import java.util.List;
@@ -29,22 +28,17 @@ class StockController {
 
   private final QueryGateway queries;
   private final StockStreams streams;
-  private final Replays replays;
   private final QueueLengths queues;
 
-  StockController(
-      QueryGateway queries, StockStreams streams, Replays replays, QueueLengths queues) {
+  StockController(QueryGateway queries, StockStreams streams, QueueLengths queues) {
     this.queries = queries;
     this.streams = streams;
-    this.replays = replays;
     this.queues = queues;
   }
 
   @GetMapping("/{skuId}")
   @Problem(status = 404, codes = QueryProblems.UNKNOWN_SKU)
-  @Problem(status = 503, codes = QueryProblems.REPLAY_IN_PROGRESS)
   StockView stock(@PathVariable @Identifier String skuId) {
-    replays.requireIdle();
     StockLevel level =
         queries
             .query(new FindStockQuery(skuId), ResponseTypes.optionalInstanceOf(StockLevel.class))
@@ -65,16 +59,12 @@ class StockController {
   /** Server-sent {@code stock} events: the SKU's numbers now, then after every change. */
   @GetMapping(path = "/{skuId}/stream", produces = MediaType.TEXT_EVENT_STREAM_VALUE)
   @Problem(status = 404, codes = QueryProblems.UNKNOWN_SKU)
-  @Problem(status = 503, codes = QueryProblems.REPLAY_IN_PROGRESS)
   SseEmitter stream(@PathVariable @Identifier String skuId) {
-    replays.requireIdle();
     return streams.subscribe(skuId).orElseThrow(() -> unknown(skuId));
   }
 
   @GetMapping
-  @Problem(status = 503, codes = QueryProblems.REPLAY_IN_PROGRESS)
   List<StockView> stock(@RequestParam @NotEmpty @Size(max = 100) List<@Identifier String> skuIds) {
-    replays.requireIdle();
     return queues.views(
         queries
             .query(

@@ -25,6 +25,7 @@ import java.util.TreeMap;
 import java.util.concurrent.Executor;
 import org.axonframework.messaging.unitofwork.CurrentUnitOfWork;
 import org.axonframework.messaging.unitofwork.UnitOfWork;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
@@ -145,7 +146,7 @@ class StockLevels implements StockChanges.Target {
 
   /** The upsert of a SKU's row: its numbers added, what the events set of its sale replaced. */
   private static final String UPSERT =
-      "insert into stock_level ("
+      "insert into %s ("
           + String.join(", ", LEVEL_COLUMNS)
           + ") values ("
           + String.join(", ", Collections.nCopies(LEVEL_COLUMNS.size(), "?"))
@@ -166,10 +167,34 @@ class StockLevels implements StockChanges.Target {
   private final JdbcTemplate jdbc;
   private final NamedParameterJdbcTemplate named;
 
+  /** The tables written: the read model's, or a replay's copies of them. */
+  private final String levelTable;
+
+  private final String ledgerTable;
+  private final String upsert;
+  private final String ledgerInsert;
+
+  @Autowired
   StockLevels(JdbcTemplate jdbc, Clock clock) {
+    this(jdbc, clock, "");
+  }
+
+  private StockLevels(JdbcTemplate jdbc, Clock clock, String suffix) {
     this.jdbc = jdbc;
     this.clock = clock;
     this.named = new NamedParameterJdbcTemplate(jdbc);
+    this.levelTable = "stock_level" + suffix;
+    this.ledgerTable = "stock_ledger" + suffix;
+    this.upsert = UPSERT.formatted(levelTable);
+    this.ledgerInsert = LEDGER_INSERT.formatted(ledgerTable);
+  }
+
+  /**
+   * The same writes into the tables named as this model's with {@code suffix} appended: a replay's
+   * copies ({@link io.stockade.query.replay.ReadModelFold}). Its reads still read the model's own.
+   */
+  StockLevels into(String suffix) {
+    return new StockLevels(jdbc, clock, suffix);
   }
 
   /**
@@ -229,7 +254,7 @@ class StockLevels implements StockChanges.Target {
     if (!upserts.isEmpty()) {
       // One statement for registrations and other changes alike, so that the rows are locked in
       // SKU order.
-      jdbc.batchUpdate(UPSERT, upserts);
+      jdbc.batchUpdate(upsert, upserts);
     }
   }
 
@@ -330,7 +355,7 @@ class StockLevels implements StockChanges.Target {
   }
 
   private static final String LEDGER_INSERT =
-      "insert into stock_ledger (" + String.join(", ", LEDGER_COLUMNS) + ") values ";
+      "insert into %s (" + String.join(", ", LEDGER_COLUMNS) + ") values ";
 
   private static final String LEDGER_ROW =
       "(" + String.join(", ", Collections.nCopies(LEDGER_COLUMNS.size(), "?")) + ")";
@@ -386,7 +411,7 @@ class StockLevels implements StockChanges.Target {
       arguments.addAll(Arrays.asList(ledgerRow(applied.change(), globalIndexes)));
     }
     jdbc.update(
-        MultiRowInsert.sql(LEDGER_INSERT, LEDGER_ROW, chunk.size()), BulkValues.of(arguments));
+        MultiRowInsert.sql(ledgerInsert, LEDGER_ROW, chunk.size()), BulkValues.of(arguments));
   }
 
   /** A ledger entry's values, in the order of {@link #LEDGER_COLUMNS}. */
@@ -414,9 +439,9 @@ class StockLevels implements StockChanges.Target {
 
     private final Executor writes;
     private final BulkRows ledger =
-        new BulkRows(jdbc, "stock_ledger", LEDGER_COLUMNS, BulkRows.Duplicates.FAIL);
+        new BulkRows(jdbc, ledgerTable, LEDGER_COLUMNS, BulkRows.Duplicates.FAIL);
     private final BulkRows levels =
-        new BulkRows(jdbc, "stock_level", LEVEL_COLUMNS, BulkRows.Duplicates.FAIL);
+        new BulkRows(jdbc, levelTable, LEVEL_COLUMNS, BulkRows.Duplicates.FAIL);
     private final List<Applied> entries = new ArrayList<>(FOLD_ROWS_PER_WRITE);
     private final Map<String, Long> globalIndexes = new HashMap<>();
     private final SortedMap<String, Pending> sums = new TreeMap<>();

@@ -3,6 +3,7 @@ package io.stockade.query.stock;
 import io.stockade.api.StreamFold;
 import io.stockade.platform.eventstore.EventTableFold.StoredEvent;
 import io.stockade.query.replay.ReadModelFold;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executor;
 import org.springframework.stereotype.Component;
@@ -27,13 +28,18 @@ class StockReplayFold implements ReadModelFold {
   }
 
   @Override
+  public List<String> tables() {
+    return List.of("stock_level", "stock_ledger");
+  }
+
+  @Override
   public Map<String, Class<?>> eventTypes() {
     return StreamFold.EVENTS;
   }
 
   @Override
-  public Writer start(Executor writes) {
-    StockLevels.Fold fold = stockLevels.fold(writes);
+  public Writer start(Executor writes, String suffix) {
+    StockLevels.Fold fold = stockLevels.into(suffix).fold(writes);
     return new Writer() {
 
       /** The global index of the event whose changes are being applied. */
@@ -57,6 +63,20 @@ class StockReplayFold implements ReadModelFold {
       public void finish() {
         fold.finish();
       }
+    };
+  }
+
+  @Override
+  public Writer follow(String suffix) {
+    StockLevels levels = stockLevels.into(suffix);
+    return new Writer() {
+      @Override
+      public void accept(StoredEvent event) {
+        StockChanges.apply(event.payload(), event.eventIdentifier(), event.instant(), levels);
+      }
+
+      @Override
+      public void finish() {}
     };
   }
 }

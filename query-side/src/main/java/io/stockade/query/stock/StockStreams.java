@@ -2,7 +2,6 @@ package io.stockade.query.stock;
 
 import io.stockade.api.stock.StockLevel;
 import io.stockade.platform.concurrent.DaemonThreads;
-import io.stockade.query.replay.Replays;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
@@ -37,7 +36,6 @@ class StockStreams implements DisposableBean {
   private static final Logger log = LoggerFactory.getLogger(StockStreams.class);
 
   private final StockLevels stockLevels;
-  private final Replays replays;
   private final Duration timeout;
 
   /**
@@ -51,11 +49,9 @@ class StockStreams implements DisposableBean {
 
   StockStreams(
       StockLevels stockLevels,
-      Replays replays,
       @Value("${stockade.stock-stream.poll-interval:200ms}") Duration interval,
       @Value("${stockade.stock-stream.timeout:30m}") Duration timeout) {
     this.stockLevels = stockLevels;
-    this.replays = replays;
     this.timeout = timeout;
     poller.scheduleWithFixedDelay(
         this::poll, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
@@ -115,8 +111,7 @@ class StockStreams implements DisposableBean {
   /** One round of the poller: every subscribed SKU's numbers, to the subscribers not sent them. */
   void poll() {
     try {
-      if (subscribers.isEmpty() || replays.running()) {
-        // During a replay the rows are half built: streams wait for the rebuilt numbers.
+      if (subscribers.isEmpty()) {
         return;
       }
       List<StockLevel> levels = stockLevels.findAll(List.copyOf(subscribers.keySet()));

@@ -13,7 +13,6 @@ import io.stockade.api.reservation.StockReleased;
 import io.stockade.api.sku.SkuRegistered;
 import io.stockade.localinfra.EmbeddedRedis;
 import io.stockade.platform.testing.ApiClient;
-import io.stockade.query.replay.Replays;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -78,7 +77,6 @@ class ReconciliationDriftIntegrationTest {
   private Serializer serializer;
 
   @Autowired private JdbcTemplate jdbc;
-  @Autowired private Replays replays;
 
   private ApiClient http;
   private GateFixture gate;
@@ -218,7 +216,6 @@ class ReconciliationDriftIntegrationTest {
               fold,
               serializer,
               jdbc,
-              replays,
               new SimpleMeterRegistry(),
               Clock.systemUTC(),
               Duration.ofSeconds(1));

@@ -14,7 +14,6 @@ import io.stockade.api.sku.SkuRegistered;
 import io.stockade.api.sku.StockAdjusted;
 import io.stockade.localinfra.EmbeddedRedis;
 import io.stockade.platform.testing.ApiClient;
-import io.stockade.query.replay.Replays;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -75,7 +74,6 @@ class ReconciliationIntegrationTest {
   private Serializer serializer;
 
   @Autowired private JdbcTemplate jdbc;
-  @Autowired private Replays replays;
 
   private ApiClient http;
   private GateFixture gate;
@@ -562,7 +560,6 @@ class ReconciliationIntegrationTest {
               fold,
               serializer,
               jdbc,
-              replays,
               new SimpleMeterRegistry(),
               Clock.systemUTC(),
               Duration.ofMinutes(10));

@@ -2,6 +2,9 @@ package io.stockade.query.replay;
 
 import java.util.List;
 import java.util.Map;
+import org.axonframework.eventhandling.TrackingToken;
+import org.axonframework.serialization.Serializer;
+import org.axonframework.serialization.SimpleSerializedObject;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.JdbcTemplate;
 
@@ -10,18 +13,36 @@ final class ReadModelRows {
 
   private ReadModelRows() {}
 
-  /** Every segment of every projection of {@code instance} has reached the event store's head. */
+  /**
+   * Every segment of every projection of {@code instance}, as the shared token store holds them,
+   * has reached the event store's head.
+   */
   static boolean caughtUp(ConfigurableApplicationContext instance) {
+    JdbcTemplate jdbc = instance.getBean(JdbcTemplate.class);
+    Serializer serializer = instance.getBean(Serializer.class);
     long head =
-        instance
-            .getBean(JdbcTemplate.class)
-            .queryForObject(
-                "select coalesce(max(global_index), 0) from domain_event_entry", Long.class);
-    return instance
-            .getBean(TokenEntries.class)
-            .lowestPosition(instance.getBean(ProjectionProcessors.class).names())
-            .orElse(-1)
-        >= head;
+        jdbc.queryForObject(
+            "select coalesce(max(global_index), 0) from domain_event_entry", Long.class);
+    for (String processor : instance.getBean(ProjectionProcessors.class).names()) {
+      List<Long> positions =
+          jdbc.query(
+              "select token, token_type from token_entry where processor_name = ?",
+              (rs, rowNum) -> position(serializer, rs.getBytes(1), rs.getString(2)),
+              processor);
+      if (positions.isEmpty() || positions.stream().anyMatch(position -> position < head)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static long position(Serializer serializer, byte[] token, String type) {
+    if (token == null) {
+      return 0;
+    }
+    TrackingToken tracking =
+        serializer.deserialize(new SimpleSerializedObject<>(token, byte[].class, type, null));
+    return tracking == null ? 0 : tracking.position().orElse(0);
   }
 
   /** The rows of one SKU, and of the reservations whose ids begin with {@code reservations}. */

@@ -3,7 +3,6 @@ package io.stockade.query.stock;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.stockade.api.stock.StockLevel;
-import io.stockade.query.replay.Replays;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -36,7 +35,6 @@ import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
 class StockStreamsIntegrationTest {
 
   @Autowired private JdbcTemplate jdbc;
-  @Autowired private Replays replays;
 
   /** Run once on this thread, right after the read model's {@code find} has read a SKU. */
   private final ThreadLocal<Runnable> afterFind = new ThreadLocal<>();
@@ -62,7 +60,7 @@ class StockStreamsIntegrationTest {
             return level;
           }
         };
-    streams = new StockStreams(levels, replays, Duration.ofDays(1), Duration.ofMinutes(30));
+    streams = new StockStreams(levels, Duration.ofDays(1), Duration.ofMinutes(30));
     leaving = Executors.newSingleThreadExecutor();
   }
 
