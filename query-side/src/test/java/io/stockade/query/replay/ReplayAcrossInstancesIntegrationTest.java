@@ -17,10 +17,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import org.axonframework.config.ProcessingGroup;
-import org.axonframework.eventhandling.EventHandler;
 import org.axonframework.eventsourcing.eventstore.EventStore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -33,10 +29,11 @@ import org.springframework.transaction.support.TransactionTemplate;
 import tools.jackson.databind.JsonNode;
 
 /**
- * Two query-side instances on one database of their own: a replay requested on one stops, serves
- * 503 from and restarts both, and survives the loss of the instance that requested it. The replay
- * is held open by one more projection whose handler waits for the test ({@link HeldProjection}), on
- * whichever instance processes it.
+ * Two query-side instances on one database of their own: while a replay requested on one builds,
+ * both serve the models in use (with {@code Stockade-Replay}); when it is done both serve the
+ * rebuilt ones and follow new events into them; and it survives the loss of the instance that
+ * requested it, in the middle of its switch. The build is held open by one more model whose fold
+ * waits for the test ({@link HeldModel}), on whichever instance builds.
  */
 class ReplayAcrossInstancesIntegrationTest {
 
@@ -44,7 +41,7 @@ class ReplayAcrossInstancesIntegrationTest {
 
   @AfterEach
   void stopInstances() {
-    HeldProjection.release();
+    HeldModel.release();
     instances.forEach(ConfigurableApplicationContext::close);
   }
 
@@ -68,17 +65,23 @@ class ReplayAcrossInstancesIntegrationTest {
     jdbc(a).update("update stock_level set reserved = reserved + 100 where sku_id = ?", sku);
     assertThat(snapshot(a, run)).isNotEqualTo(incremental);
 
-    HeldProjection.hold();
+    HeldModel.hold();
     ResponseEntity<JsonNode> started = httpA.send(HttpMethod.POST, "/api/replays", null);
     assertThat(started.getStatusCode().value()).isEqualTo(202);
     String replayId = started.getBody().get("replayId").asString();
-    assertThat(HeldProjection.awaitHeld()).as("the held projection is replaying").isTrue();
+    assertThat(HeldModel.awaitHeld()).as("the replay's build is held").isTrue();
 
     for (ApiClient http : List.of(httpA, httpB)) {
-      ResponseEntity<JsonNode> answer = http.get("/api/stock/" + sku);
-      assertThat(answer.getStatusCode().value()).isEqualTo(503);
-      assertThat(answer.getHeaders().getFirst("Retry-After")).isEqualTo("1");
-      assertThat(answer.getBody().get("type").asString()).endsWith("/replay-in-progress");
+      ResponseEntity<JsonNode> answer =
+          await()
+              .atMost(Duration.ofSeconds(10))
+              .until(
+                  () -> http.get("/api/stock/" + sku),
+                  stock -> replayId.equals(stock.getHeaders().getFirst(ReplayHeader.NAME)));
+      assertThat(answer.getStatusCode().value()).isEqualTo(200);
+      assertThat(answer.getBody().get("reserved").asLong())
+          .as("the models in use, as they were")
+          .isGreaterThanOrEqualTo(100);
       assertThat(http.get("/api/replays/" + replayId).getBody().get("status").asString())
           .isEqualTo("RUNNING");
     }
@@ -86,7 +89,7 @@ class ReplayAcrossInstancesIntegrationTest {
         .as("one replay at a time, across instances")
         .isEqualTo(409);
 
-    HeldProjection.release();
+    HeldModel.release();
     JsonNode doneOnB = awaitEnded(httpB, replayId);
     JsonNode doneOnA = httpA.get("/api/replays/" + replayId).getBody();
     assertThat(doneOnB.get("status").asString()).isEqualTo("DONE");
@@ -94,15 +97,43 @@ class ReplayAcrossInstancesIntegrationTest {
     assertThat(doneOnB.get("processed").asLong()).isEqualTo(doneOnB.get("total").asLong());
     assertThat(doneOnA).isEqualTo(doneOnB);
     assertThat(snapshot(b, run)).isEqualTo(incremental);
+
+    // Both instances' processors follow new events into the rebuilt models.
+    String after = "RN-" + run + "-after";
+    Instant now = Instant.now();
+    Events.append(
+        a.getBean(EventStore.class),
+        a.getBean(TransactionTemplate.class),
+        after,
+        0,
+        new StockReserved(
+            after,
+            "u-after",
+            List.of(new ReservationLine(sku, 1)),
+            now,
+            now.plusSeconds(900),
+            99,
+            1),
+        now);
+    long reserved = incrementalReserved(incremental) + 1;
     for (ApiClient http : List.of(httpA, httpB)) {
-      await()
-          .atMost(Duration.ofSeconds(10))
-          .until(() -> http.get("/api/stock/" + sku).getStatusCode().value() == 200);
+      ResponseEntity<JsonNode> stock =
+          await()
+              .atMost(Duration.ofSeconds(60))
+              .until(
+                  () -> http.get("/api/stock/" + sku),
+                  answer -> answer.getBody().get("reserved").asLong() == reserved);
+      assertThat(stock.getHeaders().getFirst(ReplayHeader.NAME)).isNull();
+      assertThat(http.get("/api/reservations/" + after).getStatusCode().value()).isEqualTo(200);
     }
   }
 
+  private static long incrementalReserved(Map<String, List<Map<String, Object>>> snapshot) {
+    return ((Number) snapshot.get("stock_level").get(0).get("reserved")).longValue();
+  }
+
   @Test
-  void anotherInstanceTakesOverTheReplayOfAnInstanceThatStopped() throws Exception {
+  void anotherInstanceTakesOverTheSwitchOfAnInstanceThatStopped() throws Exception {
     ConfigurableApplicationContext a = start();
     ConfigurableApplicationContext b = start();
     ApiClient httpA = client(a);
@@ -121,7 +152,8 @@ class ReplayAcrossInstancesIntegrationTest {
             () ->
                 ReadModelRows.caughtUp(a)
                     && httpB.get("/api/stock/" + sku).getStatusCode().value() == 200);
-    // A third instance that died holding a claim: nobody can reset the tokens until it times out.
+    jdbc(a).update("update stock_level set total = total + 100 where sku_id = ?", sku);
+    // A third instance that died holding a claim: nobody can switch until it times out.
     jdbc(a)
         .update(
             "update token_entry set owner = 'vanished-instance', timestamp = ?"
@@ -131,9 +163,11 @@ class ReplayAcrossInstancesIntegrationTest {
     ResponseEntity<JsonNode> started = httpA.send(HttpMethod.POST, "/api/replays", null);
     assertThat(started.getStatusCode().value()).isEqualTo(202);
     String replayId = started.getBody().get("replayId").asString();
-    await()
-        .atMost(Duration.ofSeconds(10))
-        .until(() -> httpB.get("/api/stock/" + sku).getStatusCode().value() == 503);
+    await().atMost(Duration.ofSeconds(60)).until(() -> status(b, replayId).equals("SWITCHING"));
+    ResponseEntity<JsonNode> duringSwitch = httpB.get("/api/stock/" + sku);
+    assertThat(duringSwitch.getStatusCode().value()).isEqualTo(200);
+    assertThat(duringSwitch.getHeaders().getFirst(ReplayHeader.NAME)).isEqualTo(replayId);
+    assertThat(duringSwitch.getBody().get("available").asLong()).isEqualTo(111);
     a.close();
 
     JsonNode done = awaitEnded(httpB, replayId);
@@ -144,23 +178,37 @@ class ReplayAcrossInstancesIntegrationTest {
                     "select owner from read_model_replay where id = ?", String.class, replayId))
         .as("the replay was finished by the instance that took it over")
         .isEqualTo(b.getBean(QueryNode.class).name());
-    await()
-        .atMost(Duration.ofSeconds(10))
-        .until(() -> httpB.get("/api/stock/" + sku).getStatusCode().value() == 200);
-    assertThat(httpB.get("/api/stock/" + sku).getBody().get("available").asLong()).isEqualTo(11);
+    assertThat(
+            await()
+                .atMost(Duration.ofSeconds(10))
+                .until(
+                    () -> httpB.get("/api/stock/" + sku),
+                    stock -> stock.getHeaders().getFirst(ReplayHeader.NAME) == null)
+                .getBody()
+                .get("available")
+                .asLong())
+        .as("the rebuilt model")
+        .isEqualTo(11);
+  }
+
+  private static String status(ConfigurableApplicationContext instance, String replayId) {
+    return jdbc(instance)
+        .queryForObject(
+            "select status from read_model_replay where id = ?", String.class, replayId);
   }
 
   private ConfigurableApplicationContext start() {
     ConfigurableApplicationContext instance =
-        new SpringApplicationBuilder(QuerySideApplication.class, HeldProjection.class)
+        new SpringApplicationBuilder(
+                QuerySideApplication.class, HeldModel.Projection.class, HeldModel.Fold.class)
             .run(
                 "--server.port=0",
                 "--stockade.local-infra.database=stockade_test_replay_nodes",
                 "--stockade.reconciliation.interval=0s",
-                "--stockade.replay.processors=stock-projection,reservation-projection,"
-                    + HeldProjection.NAME,
-                "--axon.eventhandling.processors." + HeldProjection.NAME + ".mode=pooled");
+                "--" + HeldModel.PROPERTIES.get(0),
+                "--" + HeldModel.PROPERTIES.get(1));
     instances.add(instance);
+    HeldModel.createTable(jdbc(instance));
     return instance;
   }
 
@@ -218,37 +266,5 @@ class ReplayAcrossInstancesIntegrationTest {
   private static Map<String, List<Map<String, Object>>> snapshot(
       ConfigurableApplicationContext instance, String run) {
     return ReadModelRows.snapshot(instance, "nodes-" + run, "RN-" + run + "-");
-  }
-
-  /** A projection that, while held, waits in its handler, on whichever instance handles it. */
-  @ProcessingGroup(HeldProjection.NAME)
-  static class HeldProjection {
-
-    static final String NAME = "held-projection";
-
-    private static volatile CountDownLatch gate = new CountDownLatch(0);
-    private static volatile CountDownLatch reached = new CountDownLatch(1);
-
-    static void hold() {
-      reached = new CountDownLatch(1);
-      gate = new CountDownLatch(1);
-    }
-
-    static void release() {
-      gate.countDown();
-    }
-
-    static boolean awaitHeld() throws InterruptedException {
-      return reached.await(60, TimeUnit.SECONDS);
-    }
-
-    @EventHandler
-    void on(Object event) throws InterruptedException {
-      CountDownLatch current = gate;
-      if (current.getCount() > 0) {
-        reached.countDown();
-        current.await(120, TimeUnit.SECONDS);
-      }
-    }
   }
 }

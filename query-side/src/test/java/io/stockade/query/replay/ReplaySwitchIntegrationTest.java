@@ -35,31 +35,29 @@ import org.springframework.transaction.support.TransactionTemplate;
 import tools.jackson.databind.JsonNode;
 
 /**
- * The reset of a replay, on a database of its own: one that takes longer than the owner's lease and
- * the reset timeout together still ends DONE with whole models; one that fails halfway, after the
- * first projection's tables were emptied, changes nothing and the replay ends FAILED with the
- * models it started from. The reset is slowed by a lock the test holds on a row that the stock
- * projection's reset handler deletes.
+ * The build and the switch of a replay, on a database of their own: a build that takes longer than
+ * the owner's lease and the switch timeout together still ends DONE with whole models, built by its
+ * owner; a build that fails, and a switch held up past its timeout by a transaction that uses the
+ * models' tables, end FAILED with the models they started from, no copy left, and the processors
+ * following the events again.
  */
-class ReplayResetIntegrationTest {
+class ReplaySwitchIntegrationTest {
 
   private static final Duration LEASE = Duration.ofSeconds(2);
-  private static final Duration RESET_TIMEOUT = Duration.ofSeconds(2);
+  private static final Duration SWITCH_TIMEOUT = Duration.ofSeconds(4);
 
   private final List<ConfigurableApplicationContext> instances = new ArrayList<>();
   private final List<Connection> locks = new ArrayList<>();
 
   @AfterEach
   void stopInstances() throws SQLException {
-    for (Connection lock : locks) {
-      lock.rollback();
-      lock.close();
-    }
+    HeldModel.release();
+    releaseLocks();
     instances.forEach(ConfigurableApplicationContext::close);
   }
 
   @Test
-  void aResetLongerThanTheLeaseAndTheResetTimeoutEndsDoneWithWholeModels() throws Exception {
+  void aBuildLongerThanTheLeaseAndTheSwitchTimeoutEndsDoneWithWholeModels() throws Exception {
     ConfigurableApplicationContext a = start();
     ConfigurableApplicationContext b = start();
     awaitNoReplayInProgress(a);
@@ -72,41 +70,33 @@ class ReplayResetIntegrationTest {
     Map<String, List<Map<String, Object>>> incremental = snapshot(a, run);
     jdbc(a).update("update stock_level set reserved = reserved + 100 where sku_id = ?", sku);
 
-    lockStockRow(a, sku);
+    HeldModel.hold();
     String replayId = startReplay(httpA);
+    assertThat(HeldModel.awaitHeld()).as("the replay's build is held").isTrue();
     Set<String> seen = ConcurrentHashMap.newKeySet();
-    await()
-        .atMost(Duration.ofSeconds(60))
-        .until(() -> observe(seen, replayId, httpA, httpB) && resetWaitsOnTheLock(a));
-    // Held past the owner's lease and the reset deadline of any instance that took it over.
+    // Held past the owner's lease and the switch timeout.
     long heldFrom = System.nanoTime();
-    Duration hold = LEASE.plus(RESET_TIMEOUT).plusSeconds(4);
+    Duration hold = LEASE.plus(SWITCH_TIMEOUT).plusSeconds(4);
     await()
         .atMost(hold.plusSeconds(60))
         .until(
             () ->
                 observe(seen, replayId, httpA, httpB)
                     && System.nanoTime() - heldFrom > hold.toNanos());
-    assertThat(resetWaitsOnTheLock(a)).as("the reset still waits on the test's lock").isTrue();
-    releaseLocks();
+    HeldModel.release();
 
-    JsonNode ended =
-        await()
-            .atMost(Duration.ofSeconds(120))
-            .until(
-                () -> {
-                  observe(seen, replayId, httpA, httpB);
-                  return httpB.get("/api/replays/" + replayId).getBody();
-                },
-                replay -> !"RUNNING".equals(replay.get("status").asString()));
+    JsonNode ended = awaitEnded(httpB, replayId, seen, httpA, httpB);
     assertThat(seen).as("statuses reported on either instance").doesNotContain("FAILED");
     assertThat(ended.get("status").asString()).isEqualTo("DONE");
     assertThat(httpA.get("/api/replays/" + replayId).getBody()).isEqualTo(ended);
+    assertThat(owner(a, replayId))
+        .as("built and switched by the instance it was requested on: never taken over")
+        .isEqualTo(a.getBean(QueryNode.class).name());
     assertThat(snapshot(b, run)).as("the rebuilt models").isEqualTo(incremental);
   }
 
   @Test
-  void aResetThatFailsHalfwayLeavesTheModelsAndTokensItStartedFrom() throws Exception {
+  void aBuildThatFailsLeavesTheModelsItStartedFrom() throws Exception {
     ConfigurableApplicationContext a = start();
     awaitNoReplayInProgress(a);
     ApiClient http = client(a);
@@ -116,43 +106,75 @@ class ReplayResetIntegrationTest {
     await().atMost(Duration.ofSeconds(120)).until(() -> ReadModelRows.caughtUp(a));
     jdbc(a).update("update stock_level set reserved = reserved + 100 where sku_id = ?", sku);
     Map<String, List<Map<String, Object>>> before = snapshot(a, run);
-    List<Map<String, Object>> tokensBefore = tokens(a);
 
-    lockStockRow(a, sku);
+    HeldModel.fail();
     String replayId = startReplay(http);
-    await().atMost(Duration.ofSeconds(60)).until(() -> resetWaitsOnTheLock(a));
-    // The stock projection's tables are being emptied; now another instance claims a segment of
-    // the reservation projection, whose reset comes next and fails.
-    jdbc(a)
-        .update(
-            "update token_entry set owner = 'vanished-instance', timestamp = ?"
-                + " where processor_name = 'reservation-projection' and segment = 0",
-            Instant.now().toString());
-    releaseLocks();
-
     JsonNode ended = awaitEnded(http, replayId);
     assertThat(ended.get("status").asString()).isEqualTo("FAILED");
-    assertThat(ended.get("failure").asString()).contains("vanished-instance");
-    assertThat(ended.get("startedAt").isNull()).isTrue();
+    assertThat(ended.get("failure").asString()).contains("the held model's fold failed");
     assertThat(snapshot(a, run)).as("the models, as the replay found them").isEqualTo(before);
-    assertThat(tokens(a)).as("the tokens, as the replay found them").isEqualTo(tokensBefore);
-    jdbc(a).update("update token_entry set owner = null where owner = 'vanished-instance'");
+    assertThat(copies(a)).as("no copy left").isZero();
+    assertFollowing(a, http, run, sku);
+  }
+
+  @Test
+  void aSwitchHeldUpPastItsTimeoutLeavesTheModelsItStartedFrom() throws Exception {
+    ConfigurableApplicationContext a = start();
+    awaitNoReplayInProgress(a);
+    ApiClient http = client(a);
+    String run = UUID.randomUUID().toString().substring(0, 8);
+    String sku = "reset-" + run;
+    workload(a, run, sku);
+    await().atMost(Duration.ofSeconds(120)).until(() -> ReadModelRows.caughtUp(a));
+    jdbc(a).update("update stock_level set reserved = reserved + 100 where sku_id = ?", sku);
+    Map<String, List<Map<String, Object>>> before = snapshot(a, run);
+
+    // A transaction that has read the stock table and stays open: the rename cannot take the
+    // table until it ends.
+    useStockTable(a, sku);
+    String replayId = startReplay(http);
+    JsonNode ended = awaitEnded(http, replayId);
+    assertThat(ended.get("status").asString()).isEqualTo("FAILED");
+    assertThat(ended.get("failure").asString()).contains("could not be switched");
+    releaseLocks();
+    assertThat(snapshot(a, run)).as("the models, as the replay found them").isEqualTo(before);
+    assertThat(copies(a)).as("no copy left").isZero();
+    assertFollowing(a, http, run, sku);
+  }
+
+  /** A new reservation reaches the read models: the processors run again. */
+  private static void assertFollowing(
+      ConfigurableApplicationContext instance, ApiClient http, String run, String sku) {
+    String id = "RR-" + run + "-after";
+    Instant now = Instant.now();
+    Events.append(
+        instance.getBean(EventStore.class),
+        instance.getBean(TransactionTemplate.class),
+        id,
+        0,
+        new StockReserved(
+            id, "u-after", List.of(new ReservationLine(sku, 1)), now, now.plusSeconds(900), 99, 1),
+        now);
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(() -> http.get("/api/reservations/" + id).getStatusCode().value() == 200);
   }
 
   private ConfigurableApplicationContext start() {
     ConfigurableApplicationContext instance =
-        new SpringApplicationBuilder(QuerySideApplication.class)
+        new SpringApplicationBuilder(
+                QuerySideApplication.class, HeldModel.Projection.class, HeldModel.Fold.class)
             .run(
                 "--server.port=0",
                 "--stockade.local-infra.database=stockade_test_replay_reset",
                 "--stockade.reconciliation.interval=0s",
                 "--stockade.replay.poll-interval=200ms",
                 "--stockade.replay.lease=" + LEASE.toMillis() + "ms",
-                "--stockade.replay.reset-timeout=" + RESET_TIMEOUT.toMillis() + "ms",
-                // Claims outlive the hold: an instance that took a replay over could not claim
-                // the segments of a reset that committed meanwhile.
-                "--axon.eventhandling.tokenstore.claim-timeout=30s");
+                "--stockade.replay.reset-timeout=" + SWITCH_TIMEOUT.toMillis() + "ms",
+                "--" + HeldModel.PROPERTIES.get(0),
+                "--" + HeldModel.PROPERTIES.get(1));
     instances.add(instance);
+    HeldModel.createTable(jdbc(instance));
     return instance;
   }
 
@@ -184,14 +206,17 @@ class ReplayResetIntegrationTest {
     return started.getBody().get("replayId").asString();
   }
 
-  /** Holds a row lock on the SKU's stock row, in a transaction of its own, until released. */
-  private void lockStockRow(ConfigurableApplicationContext instance, String sku)
+  /**
+   * Reads the SKU's stock row in a transaction of its own, left open until released: it holds the
+   * table's metadata lock, which a rename must have.
+   */
+  private void useStockTable(ConfigurableApplicationContext instance, String sku)
       throws SQLException {
     Connection lock = instance.getBean(DataSource.class).getConnection();
     locks.add(lock);
     lock.setAutoCommit(false);
     try (PreparedStatement select =
-        lock.prepareStatement("select sku_id from stock_level where sku_id = ? for update")) {
+        lock.prepareStatement("select sku_id from stock_level where sku_id = ?")) {
       select.setString(1, sku);
       select.executeQuery().close();
     }
@@ -205,15 +230,19 @@ class ReplayResetIntegrationTest {
     locks.clear();
   }
 
-  /** The stock projection's reset handler waits on the test's lock. */
-  private static boolean resetWaitsOnTheLock(ConfigurableApplicationContext instance) {
-    Integer waiting =
-        jdbc(instance)
-            .queryForObject(
-                "select count(*) from information_schema.innodb_trx"
-                    + " where trx_state = 'LOCK WAIT' and trx_query like 'delete from stock_level%'",
-                Integer.class);
-    return waiting != null && waiting > 0;
+  private static String owner(ConfigurableApplicationContext instance, String replayId) {
+    return jdbc(instance)
+        .queryForObject("select owner from read_model_replay where id = ?", String.class, replayId);
+  }
+
+  /** The copies of the models' tables that exist. */
+  private static int copies(ConfigurableApplicationContext instance) {
+    return jdbc(instance)
+        .queryForObject(
+            "select count(*) from information_schema.tables where table_schema = database()"
+                + " and table_name in ('stock_level_replay', 'stock_ledger_replay',"
+                + " 'reservation_view_replay', 'sku_queue_replay', 'held_model_replay')",
+            Integer.class);
   }
 
   /** Adds the replay's status on each instance to {@code seen}; always true. */
@@ -225,10 +254,19 @@ class ReplayResetIntegrationTest {
   }
 
   private static JsonNode awaitEnded(ApiClient http, String replayId) {
+    return awaitEnded(http, replayId, ConcurrentHashMap.newKeySet());
+  }
+
+  /** Waits for the replay to end, adding its status on each of {@code observed} to {@code seen}. */
+  private static JsonNode awaitEnded(
+      ApiClient http, String replayId, Set<String> seen, ApiClient... observed) {
     return await()
         .atMost(Duration.ofSeconds(120))
         .until(
-            () -> http.get("/api/replays/" + replayId).getBody(),
+            () -> {
+              observe(seen, replayId, observed);
+              return http.get("/api/replays/" + replayId).getBody();
+            },
             replay -> !"RUNNING".equals(replay.get("status").asString()));
   }
 
@@ -267,14 +305,5 @@ class ReplayResetIntegrationTest {
   private static Map<String, List<Map<String, Object>>> snapshot(
       ConfigurableApplicationContext instance, String run) {
     return ReadModelRows.snapshot(instance, "reset-" + run, "RR-" + run + "-");
-  }
-
-  /** The projections' tokens: where each segment is, as stored (who claims it aside). */
-  private static List<Map<String, Object>> tokens(ConfigurableApplicationContext instance) {
-    return jdbc(instance)
-        .queryForList(
-            "select processor_name, segment, token_type, hex(token) as token from token_entry"
-                + " where processor_name in ('stock-projection', 'reservation-projection')"
-                + " order by processor_name, segment");
   }
 }
