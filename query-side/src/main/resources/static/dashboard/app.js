@@ -1206,7 +1206,6 @@
         `Gate ${gate.status}${gate.marker ? ` (${gate.marker})` : ''}` +
         `${gate.pendingAdmissions !== null && gate.pendingAdmissions !== undefined ? `, ${gate.pendingAdmissions} admissions pending` : ''}` +
         `${gate.error ? `: ${gate.error}` : ''}. ` +
-        `${report.readModel && report.readModel.status === 'REPLAYING' ? 'Read model being rebuilt: not compared. ' : ''}` +
         `${s.skus} SKUs: ${s.consistent} consistent, ${s.inFlight} in flight, ${s.drift} drift, ${s.unknown} unknown; ` +
         `${s.reservationMismatches === null ? 'reservations not compared' : `${s.reservationMismatches} reservation mismatches`}.`;
       const skus = [...report.skus].sort(
@@ -1309,7 +1308,7 @@
     }
 
     $('replay-start').addEventListener('click', async () => {
-      if (!window.confirm('Rebuild the read models from the event store? They answer 503 until it is done.')) {
+      if (!window.confirm('Rebuild the read models from the event store? They keep answering meanwhile and are replaced at once when it is done.')) {
         return;
       }
       say(message, 'Starting…');

@@ -8,6 +8,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.axonframework.eventhandling.TrackingToken;
+import org.axonframework.eventhandling.tokenstore.TokenStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.event.ContextClosedEvent;
@@ -27,9 +28,10 @@ import org.springframework.transaction.support.TransactionTemplate;
  * once no other instance claims a segment, and no sooner than two poll intervals after the switch
  * began (by then every instance has seen it), the owner brings the copies up to the event store
  * again, renames them in the models' place in one atomic step and records the replay DONE, and
- * every instance starts its processors again. They go on from their own tokens, on the rebuilt
- * tables: the events between a token and the copies' end are applied twice, which changes nothing
- * (the models are idempotent: a ledger entry per event, a sequence number per reservation).
+ * every instance starts its processors again, every segment's token moved to the copies' end. An
+ * owner that dies between the rename and the move leaves the tokens where the processors stopped:
+ * they then apply the events up to the copies' end a second time, which changes nothing (the models
+ * are idempotent: a ledger entry per event, a sequence number per reservation).
  *
  * <p>The owner beats on another thread while it builds. A replay whose owner stopped beating is
  * taken over by the first instance to see the lease expired: REQUESTED, it builds the copies again
@@ -55,6 +57,7 @@ class ReplayFollower {
   private final QueryNode node;
   private final ReplaySettings settings;
   private final TransactionTemplate transaction;
+  private final TokenStore tokenStore;
   private final ScheduledExecutorService poller = thread("replay-follower");
   private final ScheduledExecutorService heart = thread("replay-heartbeat");
 
@@ -74,7 +77,8 @@ class ReplayFollower {
       ReplayCatchUp catchUp,
       QueryNode node,
       ReplaySettings settings,
-      PlatformTransactionManager transactions) {
+      PlatformTransactionManager transactions,
+      TokenStore tokenStore) {
     this.replays = replays;
     this.records = records;
     this.tokens = tokens;
@@ -97,6 +101,7 @@ class ReplayFollower {
     this.node = node;
     this.settings = settings;
     this.transaction = new TransactionTemplate(transactions);
+    this.tokenStore = tokenStore;
     long interval = settings.pollInterval().toMillis();
     poller.scheduleWithFixedDelay(this::poll, interval, interval, TimeUnit.MILLISECONDS);
   }
@@ -143,8 +148,7 @@ class ReplayFollower {
   private void takenOver(ReplayRecords.Row replay) {
     if (replay.status().equals("REQUESTED")) {
       build(replay);
-    } else if (copies.existing(tables, ReplayTables.COPY) == 0
-        && copies.existing(tables, ReplayTables.REPLACED) == tables.size()) {
+    } else if (switched()) {
       done(replay);
     } else if (records.rebuild(replay.id(), node.name())) {
       log.warn("Replay {}: building its tables again, its switch taken over", replay.id());
@@ -194,6 +198,11 @@ class ReplayFollower {
     if (replay.switching().compareTo(settings.pollInterval().multipliedBy(2)) < 0) {
       return;
     }
+    if (switched()) {
+      // Renamed at an earlier try, which failed after it.
+      done(replay);
+      return;
+    }
     List<String> claimed = tokens.claimedByOthers(processors.names(), node.name());
     if (claimed.isEmpty()) {
       AtomicLong progress = new AtomicLong(replay.folded());
@@ -204,6 +213,7 @@ class ReplayFollower {
         copies.switchToCopies(tables);
         log.info(
             "Replay {}: read models switched to their copies, built up to {}", replay.id(), end);
+        transaction.executeWithoutResult(status -> moveTokens(end));
         done(replay);
         return;
       } catch (RuntimeException e) {
@@ -225,6 +235,12 @@ class ReplayFollower {
     }
   }
 
+  /** Whether the copies are in the models' place: none left, every replaced table there. */
+  private boolean switched() {
+    return copies.existing(tables, ReplayTables.COPY) == 0
+        && copies.existing(tables, ReplayTables.REPLACED) == tables.size();
+  }
+
   private TrackingToken catchUp(String replayId, TrackingToken from, AtomicLong progress) {
     return catchUp.catchUp(
         folds,
@@ -232,6 +248,23 @@ class ReplayFollower {
         from,
         () -> requireOwner(replayId),
         applied -> progress.addAndGet(applied));
+  }
+
+  /**
+   * Every segment of the rebuilt models' processors goes on from the copies' end: nothing they hold
+   * is applied again, and every event after it (or in its gaps) comes. The processors are stopped
+   * everywhere and claim nothing; storing a token claims its segment here, which is released.
+   */
+  private void moveTokens(TrackingToken end) {
+    if (end == null) {
+      return;
+    }
+    for (String processor : processors.names()) {
+      for (int segment : tokenStore.fetchSegments(processor)) {
+        tokenStore.storeToken(end, processor, segment);
+        tokenStore.releaseClaim(processor, segment);
+      }
+    }
   }
 
   private void requireOwner(String replayId) {

@@ -1,5 +1,6 @@
 package io.stockade.query.replay;
 
+import io.stockade.platform.testing.ApiClient;
 import io.stockade.platform.testing.BenchRun;
 import io.stockade.platform.testing.GeneratedEventStore;
 import io.stockade.platform.testing.TestTokens;
@@ -12,7 +13,11 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import org.axonframework.config.EventProcessingConfiguration;
 import org.axonframework.config.ProcessingGroup;
 import org.axonframework.eventhandling.EventHandler;
@@ -40,14 +45,17 @@ import org.springframework.core.io.ClassPathResource;
  *   <li>replays every read model through {@code Replays} and times it until DONE.
  * </ol>
  *
- * Prints {@code RESULT scan <rows/s>}, {@code RESULT noop <events/s>} and {@code RESULT replay
- * <events/s>}. Options as key=value: host (127.0.0.1), port (3306), user (root), password (empty),
- * redisHost (127.0.0.1), redisPort (6379), database (stockade_bench_replay), events (1000000), skus
- * (100), scans (3), replays (true; false: the folds only), again (false; true: a second replay of
- * every read model, over the models the first built, printed as {@code RESULT replay-again}),
- * randomIds (false; true: reservations identified by random UUIDs instead of {@code bench-R-<n>}),
- * later (0: each confirmation or release right after its reservation; n: n reservations later),
- * keep (false: drop the database at the end).
+ * Prints {@code RESULT scan <rows/s>}, {@code RESULT noop <events/s>}, {@code RESULT replay
+ * <events/s>} and {@code RESULT model-bytes <bytes>} (the read models' tables after it, what a
+ * replay's copies take again). Options as key=value: host (127.0.0.1), port (3306), user (root),
+ * password (empty), redisHost (127.0.0.1), redisPort (6379), database (stockade_bench_replay),
+ * events (1000000), skus (100), scans (3), replays (true; false: the folds only), again (false;
+ * true: a second replay of every read model, beside the models the first built, printed as {@code
+ * RESULT replay-again}, with a reader asking for a SKU's stock and a reservation the whole time:
+ * {@code RESULT reads-during-replay <reads> <answers other than 200>}), randomIds (false; true:
+ * reservations identified by random UUIDs instead of {@code bench-R-<n>}), later (0: each
+ * confirmation or release right after its reservation; n: n reservations later), keep (false: drop
+ * the database at the end).
  */
 public final class ReplayThroughput {
 
@@ -147,11 +155,28 @@ public final class ReplayThroughput {
         double floor = copyModels(run);
         System.out.printf("database writing the models' rows alone: %.1f s%n", floor);
         System.out.printf("RESULT write-floor %.0f%n", stored / floor);
+        long bytes = modelBytes(run);
+        System.out.printf(
+            "the models' tables: %.0f MB (%.0f MB per million events), as much again for a"
+                + " replay's copies%n",
+            bytes / 1e6, bytes / 1e6 / (stored / 1e6));
+        System.out.printf("RESULT model-bytes %d%n", bytes);
         if (again) {
-          // As an operator's replay runs: over the models the first one built, emptied first.
-          double over = replay(replays);
-          System.out.printf("replay over full models: %d events in %.1f s%n", stored, over);
-          System.out.printf("RESULT replay-again %.0f%n", stored / over);
+          // As an operator's replay runs: beside the models the first one built, which serve
+          // reads meanwhile, a reader asking for a SKU and a reservation the whole time.
+          int port = Integer.parseInt(app.getEnvironment().getProperty("local.server.port"));
+          String reservation = randomIds ? null : "bench-R-" + (events / 4);
+          try (Reads reads = new Reads(new ApiClient(port), reservation)) {
+            double over = replay(replays);
+            System.out.printf("replay over full models: %d events in %.1f s%n", stored, over);
+            System.out.printf("RESULT replay-again %.0f%n", stored / over);
+            System.out.printf(
+                "reads during it: %d, answers other than 200: %s%n",
+                reads.count(), reads.failures());
+            System.out.printf(
+                "RESULT reads-during-replay %d %d%n",
+                reads.count(), reads.failures().values().stream().mapToInt(n -> n).sum());
+          }
         }
       }
     } finally {
@@ -175,6 +200,79 @@ public final class ReplayThroughput {
       throw new IllegalStateException("Replay failed: " + now.failure());
     }
     return (System.nanoTime() - started) / 1e9;
+  }
+
+  /** The bytes of the read models' tables (data and indexes), their statistics refreshed first. */
+  private static long modelBytes(BenchRun run) throws SQLException {
+    try (Connection connection = run.connect();
+        Statement statement = connection.createStatement()) {
+      List<String> tables = List.of("stock_level", "stock_ledger", "reservation_view", "sku_queue");
+      statement.execute("analyze table " + String.join(", ", tables));
+      try (ResultSet result =
+          statement.executeQuery(
+              "select coalesce(sum(data_length + index_length), 0) from information_schema.tables"
+                  + " where table_schema = database() and table_name in ('"
+                  + String.join("', '", tables)
+                  + "')")) {
+        result.next();
+        return result.getLong(1);
+      }
+    }
+  }
+
+  /**
+   * Reads of the stock of a SKU and, when given, of a reservation, one after the other on a thread
+   * of their own until closed; every answer's status counted.
+   */
+  private static final class Reads implements AutoCloseable {
+
+    private final ApiClient http;
+    private final List<String> paths;
+    private final AtomicBoolean running = new AtomicBoolean(true);
+    private final AtomicLong count = new AtomicLong();
+    private final Map<String, Integer> failures = new ConcurrentHashMap<>();
+    private final Thread thread;
+
+    Reads(ApiClient http, String reservation) {
+      this.http = http;
+      this.paths =
+          reservation == null
+              ? List.of("/api/stock/bench-sku-0")
+              : List.of("/api/stock/bench-sku-0", "/api/reservations/" + reservation);
+      this.thread = new Thread(this::read, "bench-reads");
+      thread.start();
+    }
+
+    private void read() {
+      while (running.get()) {
+        for (String path : paths) {
+          int status;
+          try {
+            status = http.get(path).getStatusCode().value();
+          } catch (RuntimeException e) {
+            status = -1;
+          }
+          if (status != 200) {
+            failures.merge(path + " " + status, 1, Integer::sum);
+          }
+          count.incrementAndGet();
+        }
+      }
+    }
+
+    long count() {
+      return count.get();
+    }
+
+    Map<String, Integer> failures() {
+      return Map.copyOf(failures);
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+      running.set(false);
+      thread.join();
+    }
   }
 
   /** The read models' tables written by a replay. */
