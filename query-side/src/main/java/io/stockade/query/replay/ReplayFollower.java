@@ -137,7 +137,7 @@ class ReplayFollower {
     if (replay.status().equals("REQUESTED")) {
       build(replay);
     } else if (built == null || !built.replayId().equals(replay.id())) {
-      // This instance owns a switch it did not build (it restarted, with the same name).
+      // A switch whose copies' end this instance does not hold: as one taken over.
       takenOver(replay);
     } else {
       switchOver(replay);
