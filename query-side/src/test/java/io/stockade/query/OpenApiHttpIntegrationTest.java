@@ -30,7 +30,7 @@ class OpenApiHttpIntegrationTest {
               "/api/audit/skus/{skuId}", Map.of("get", new String[] {"200", "400", "404", "503"})),
           Map.entry(
               "/api/audit/skus/{skuId}/decisions",
-              Map.of("get", new String[] {"200", "400", "404"})),
+              Map.of("get", new String[] {"200", "400", "404", "503"})),
           Map.entry(
               "/api/audit/users/{userId}/decisions", Map.of("get", new String[] {"200", "400"})),
           Map.entry("/api/reconciliation", Map.of("get", new String[] {"200", "503"})),

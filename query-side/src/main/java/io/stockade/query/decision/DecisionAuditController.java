@@ -131,6 +131,7 @@ class DecisionAuditController {
    */
   @GetMapping("/api/audit/skus/{skuId}/decisions")
   @Problem(status = 404, codes = QueryProblems.UNKNOWN_SKU)
+  @Problem(status = 503, codes = QueryProblems.READ_MODEL_UNAVAILABLE)
   SkuDecisions ofSku(
       @PathVariable @Identifier String skuId,
       @RequestParam(required = false) String from,

@@ -210,6 +210,17 @@ class ReplayFollower {
         TrackingToken end = catchUp(replay.id(), built.end(), progress);
         built = new Built(replay.id(), end);
         requireOwner(replay.id());
+        List<String> changed = copies.changedSinceCopied(tables);
+        if (!changed.isEmpty()) {
+          fail(
+              replay.id(),
+              "SWITCHING",
+              "The read models' tables "
+                  + changed
+                  + " were changed while the replay built their copies (a migration?): run it"
+                  + " again");
+          return;
+        }
         copies.switchToCopies(tables);
         log.info(
             "Replay {}: read models switched to their copies, built up to {}", replay.id(), end);

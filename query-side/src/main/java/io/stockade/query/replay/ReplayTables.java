@@ -64,6 +64,43 @@ class ReplayTables {
   }
 
   /**
+   * The tables whose copy is not defined as they are now (columns, indexes): a migration changed
+   * them while the copies were built, and the copies must not replace them.
+   */
+  List<String> changedSinceCopied(List<String> tables) {
+    List<String> changed = new ArrayList<>();
+    for (String table : tables) {
+      if (!definition(table).equals(definition(table + COPY))) {
+        changed.add(table);
+      }
+    }
+    return changed;
+  }
+
+  /** A table's columns and indexes, in order, as the server describes them. */
+  private List<String> definition(String table) {
+    List<String> definition =
+        new ArrayList<>(
+            jdbc.queryForList(
+                "select concat_ws('|', column_name, column_type, is_nullable,"
+                    + " coalesce(column_default, 'NULL'), coalesce(collation_name, ''))"
+                    + " from information_schema.columns"
+                    + " where table_schema = database() and table_name = ?"
+                    + " order by ordinal_position",
+                String.class,
+                table));
+    definition.addAll(
+        jdbc.queryForList(
+            "select concat_ws('|', index_name, seq_in_index, column_name, non_unique)"
+                + " from information_schema.statistics"
+                + " where table_schema = database() and table_name = ?"
+                + " order by index_name, seq_in_index",
+            String.class,
+            table));
+    return definition;
+  }
+
+  /**
    * Puts the copies in the place of the tables, all at once; the tables become {@code t_replaced}
    * (those of an earlier switch dropped first). Fails, changing nothing, when a copy is missing or
    * when a transaction still uses a table after {@value #RENAME_WAIT_SECONDS} s: a rename that

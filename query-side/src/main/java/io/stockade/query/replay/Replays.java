@@ -6,6 +6,7 @@ import java.util.Optional;
 import java.util.UUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
 
@@ -51,11 +52,19 @@ public class Replays {
 
   /**
    * The replay in progress, on this instance or another, if any. The shared state is read again
-   * once it is older than the poll interval.
+   * once it is older than the poll interval; when the database cannot be read, as it was last read,
+   * tried again a poll interval later (the request's own read of the models answers for the
+   * outage).
    */
   public Optional<String> inProgress() {
     if (System.nanoTime() - readAt > settings.pollInterval().toNanos()) {
-      refresh();
+      try {
+        refresh();
+      } catch (DataAccessException unreadable) {
+        // Not tried again by every request of the outage: once a poll interval.
+        readAt = System.nanoTime();
+        log.debug("The replay state could not be read; as it was", unreadable);
+      }
     }
     ReplayRecords.Row replay = current;
     return replay == null ? Optional.empty() : Optional.of(replay.id());

@@ -27,6 +27,7 @@ class ReservationController {
 
   @GetMapping("/{reservationId}")
   @Problem(status = 404, codes = QueryProblems.UNKNOWN_RESERVATION)
+  @Problem(status = 503, codes = QueryProblems.READ_MODEL_UNAVAILABLE)
   ReservationView reservation(@PathVariable @Identifier String reservationId) {
     return queries
         .query(

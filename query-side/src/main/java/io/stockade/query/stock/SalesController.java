@@ -1,5 +1,7 @@
 package io.stockade.query.stock;
 
+import io.stockade.platform.openapi.Problem;
+import io.stockade.query.QueryProblems;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import java.util.List;
@@ -27,6 +29,7 @@ class SalesController {
   }
 
   @GetMapping("/api/sales")
+  @Problem(status = 503, codes = QueryProblems.READ_MODEL_UNAVAILABLE)
   SalesPage sales(
       @RequestParam(defaultValue = "0") @Min(0) @Max(1_000_000) int page,
       @RequestParam(defaultValue = "50") @Min(1) @Max(500) int size) {

@@ -67,6 +67,7 @@ class StockAuditController {
 
   @GetMapping("/{skuId}")
   @Problem(status = 404, codes = QueryProblems.UNKNOWN_SKU)
+  @Problem(status = 503, codes = QueryProblems.READ_MODEL_UNAVAILABLE)
   SkuAudit audit(
       @PathVariable @Identifier String skuId,
       @RequestParam(required = false) String at,

@@ -38,6 +38,7 @@ class StockController {
 
   @GetMapping("/{skuId}")
   @Problem(status = 404, codes = QueryProblems.UNKNOWN_SKU)
+  @Problem(status = 503, codes = QueryProblems.READ_MODEL_UNAVAILABLE)
   StockView stock(@PathVariable @Identifier String skuId) {
     StockLevel level =
         queries
@@ -59,11 +60,13 @@ class StockController {
   /** Server-sent {@code stock} events: the SKU's numbers now, then after every change. */
   @GetMapping(path = "/{skuId}/stream", produces = MediaType.TEXT_EVENT_STREAM_VALUE)
   @Problem(status = 404, codes = QueryProblems.UNKNOWN_SKU)
+  @Problem(status = 503, codes = QueryProblems.READ_MODEL_UNAVAILABLE)
   SseEmitter stream(@PathVariable @Identifier String skuId) {
     return streams.subscribe(skuId).orElseThrow(() -> unknown(skuId));
   }
 
   @GetMapping
+  @Problem(status = 503, codes = QueryProblems.READ_MODEL_UNAVAILABLE)
   List<StockView> stock(@RequestParam @NotEmpty @Size(max = 100) List<@Identifier String> skuIds) {
     return queues.views(
         queries

@@ -142,6 +142,41 @@ class ReplaySwitchIntegrationTest {
     assertFollowing(a, http, run, sku);
   }
 
+  @Test
+  void copiesOfTablesAMigrationChangedMeanwhileDoNotReplaceThem() throws Exception {
+    ConfigurableApplicationContext a = start();
+    awaitNoReplayInProgress(a);
+    ApiClient http = client(a);
+    String run = UUID.randomUUID().toString().substring(0, 8);
+    String sku = "reset-" + run;
+    workload(a, run, sku);
+    await().atMost(Duration.ofSeconds(120)).until(() -> ReadModelRows.caughtUp(a));
+
+    HeldModel.hold();
+    String replayId = startReplay(http);
+    assertThat(HeldModel.awaitHeld()).as("the replay's build is held").isTrue();
+    jdbc(a).execute("ALTER TABLE sku_queue ADD COLUMN added_meanwhile INTEGER NULL");
+    try {
+      HeldModel.release();
+      JsonNode ended = awaitEnded(http, replayId);
+      assertThat(ended.get("status").asString()).isEqualTo("FAILED");
+      assertThat(ended.get("failure").asString())
+          .contains("[sku_queue] were changed while the replay built their copies");
+      assertThat(
+              jdbc(a)
+                  .queryForObject(
+                      "select count(*) from information_schema.columns"
+                          + " where table_schema = database() and table_name = 'sku_queue'"
+                          + " and column_name = 'added_meanwhile'",
+                      Integer.class))
+          .as("the migrated table is still the model's")
+          .isOne();
+      assertThat(copies(a)).as("no copy left").isZero();
+    } finally {
+      jdbc(a).execute("ALTER TABLE sku_queue DROP COLUMN IF EXISTS added_meanwhile");
+    }
+  }
+
   /** A new reservation reaches the read models: the processors run again. */
   private static void assertFollowing(
       ConfigurableApplicationContext instance, ApiClient http, String run, String sku) {
