@@ -295,8 +295,9 @@ class ReplayFollower {
   }
 
   private void fail(String replayId, String from, String failure) {
-    replays.fail(replayId, from, failure);
+    // Dropped first: a FAILED replay has left no copy behind.
     copies.drop(tables, ReplayTables.COPY);
+    replays.fail(replayId, from, failure);
     built = null;
     processors.start();
   }

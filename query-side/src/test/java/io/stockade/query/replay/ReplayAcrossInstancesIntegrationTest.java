@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.stockade.api.reservation.ReservationLine;
-import io.stockade.api.reservation.StockConfirmed;
-import io.stockade.api.reservation.StockReleased;
 import io.stockade.api.reservation.StockReserved;
 import io.stockade.api.sku.SkuRegistered;
 import io.stockade.platform.testing.ApiClient;
@@ -53,7 +51,7 @@ class ReplayAcrossInstancesIntegrationTest {
     ApiClient httpB = client(b);
     String run = UUID.randomUUID().toString().substring(0, 8);
     String sku = "nodes-" + run;
-    String lastReservation = workload(a, run, sku);
+    String lastReservation = ReadModelRows.workload(a, "RN-" + run + "-", sku, 3);
     await()
         .atMost(Duration.ofSeconds(120))
         .until(
@@ -219,40 +217,6 @@ class ReplayAcrossInstancesIntegrationTest {
 
   private static JdbcTemplate jdbc(ConfigurableApplicationContext instance) {
     return instance.getBean(JdbcTemplate.class);
-  }
-
-  /** Reservations of one SKU, some confirmed and some released; the last one's id. */
-  private static String workload(ConfigurableApplicationContext instance, String run, String sku) {
-    EventStore eventStore = instance.getBean(EventStore.class);
-    TransactionTemplate transaction = instance.getBean(TransactionTemplate.class);
-    Instant t0 = Instant.now().minusSeconds(600);
-    Events.append(eventStore, transaction, sku, 0, new SkuRegistered(sku, 100, 3), t0);
-    String id = null;
-    for (int r = 0; r < 12; r++) {
-      id = "RN-" + run + "-" + r;
-      Instant at = t0.plusSeconds(r + 1);
-      List<ReservationLine> lines = List.of(new ReservationLine(sku, 1 + r % 3));
-      Events.append(
-          eventStore,
-          transaction,
-          id,
-          0,
-          new StockReserved(id, "u-" + r, lines, at, at.plusSeconds(900), r, 1),
-          at);
-      if (r % 3 == 0) {
-        Events.append(
-            eventStore, transaction, id, 1, new StockConfirmed(id, "u-" + r, lines, at), at);
-      } else if (r % 3 == 1) {
-        Events.append(
-            eventStore,
-            transaction,
-            id,
-            1,
-            new StockReleased(id, "u-" + r, lines, "CANCELLED", at),
-            at);
-      }
-    }
-    return id;
   }
 
   private static JsonNode awaitEnded(ApiClient http, String replayId) {

@@ -4,10 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.stockade.api.reservation.ReservationLine;
-import io.stockade.api.reservation.StockConfirmed;
-import io.stockade.api.reservation.StockReleased;
 import io.stockade.api.reservation.StockReserved;
-import io.stockade.api.sku.SkuRegistered;
 import io.stockade.platform.testing.ApiClient;
 import io.stockade.query.Events;
 import io.stockade.query.QuerySideApplication;
@@ -63,12 +60,10 @@ class ReplaySwitchIntegrationTest {
     awaitNoReplayInProgress(a);
     ApiClient httpA = client(a);
     ApiClient httpB = client(b);
-    String run = UUID.randomUUID().toString().substring(0, 8);
+    String run = caughtUpWorkload(a);
     String sku = "reset-" + run;
-    workload(a, run, sku);
-    await().atMost(Duration.ofSeconds(120)).until(() -> ReadModelRows.caughtUp(a));
     Map<String, List<Map<String, Object>>> incremental = snapshot(a, run);
-    jdbc(a).update("update stock_level set reserved = reserved + 100 where sku_id = ?", sku);
+    damage(a, sku);
 
     HeldModel.hold();
     String replayId = startReplay(httpA);
@@ -100,21 +95,14 @@ class ReplaySwitchIntegrationTest {
     ConfigurableApplicationContext a = start();
     awaitNoReplayInProgress(a);
     ApiClient http = client(a);
-    String run = UUID.randomUUID().toString().substring(0, 8);
+    String run = caughtUpWorkload(a);
     String sku = "reset-" + run;
-    workload(a, run, sku);
-    await().atMost(Duration.ofSeconds(120)).until(() -> ReadModelRows.caughtUp(a));
-    jdbc(a).update("update stock_level set reserved = reserved + 100 where sku_id = ?", sku);
+    damage(a, sku);
     Map<String, List<Map<String, Object>>> before = snapshot(a, run);
 
     HeldModel.fail();
     String replayId = startReplay(http);
-    JsonNode ended = awaitEnded(http, replayId);
-    assertThat(ended.get("status").asString()).isEqualTo("FAILED");
-    assertThat(ended.get("failure").asString()).contains("the held model's fold failed");
-    assertThat(snapshot(a, run)).as("the models, as the replay found them").isEqualTo(before);
-    assertThat(copies(a)).as("no copy left").isZero();
-    assertFollowing(a, http, run, sku);
+    assertFailedWithTheModelsAsFound(a, replayId, "the held model's fold failed", run, before);
   }
 
   @Test
@@ -122,24 +110,16 @@ class ReplaySwitchIntegrationTest {
     ConfigurableApplicationContext a = start();
     awaitNoReplayInProgress(a);
     ApiClient http = client(a);
-    String run = UUID.randomUUID().toString().substring(0, 8);
+    String run = caughtUpWorkload(a);
     String sku = "reset-" + run;
-    workload(a, run, sku);
-    await().atMost(Duration.ofSeconds(120)).until(() -> ReadModelRows.caughtUp(a));
-    jdbc(a).update("update stock_level set reserved = reserved + 100 where sku_id = ?", sku);
+    damage(a, sku);
     Map<String, List<Map<String, Object>>> before = snapshot(a, run);
 
     // A transaction that has read the stock table and stays open: the rename cannot take the
     // table until it ends.
     useStockTable(a, sku);
     String replayId = startReplay(http);
-    JsonNode ended = awaitEnded(http, replayId);
-    assertThat(ended.get("status").asString()).isEqualTo("FAILED");
-    assertThat(ended.get("failure").asString()).contains("could not be switched");
-    releaseLocks();
-    assertThat(snapshot(a, run)).as("the models, as the replay found them").isEqualTo(before);
-    assertThat(copies(a)).as("no copy left").isZero();
-    assertFollowing(a, http, run, sku);
+    assertFailedWithTheModelsAsFound(a, replayId, "could not be switched", run, before);
   }
 
   @Test
@@ -147,10 +127,8 @@ class ReplaySwitchIntegrationTest {
     ConfigurableApplicationContext a = start();
     awaitNoReplayInProgress(a);
     ApiClient http = client(a);
-    String run = UUID.randomUUID().toString().substring(0, 8);
+    String run = caughtUpWorkload(a);
     String sku = "reset-" + run;
-    workload(a, run, sku);
-    await().atMost(Duration.ofSeconds(120)).until(() -> ReadModelRows.caughtUp(a));
 
     HeldModel.hold();
     String replayId = startReplay(http);
@@ -175,6 +153,40 @@ class ReplaySwitchIntegrationTest {
     } finally {
       jdbc(a).execute("ALTER TABLE sku_queue DROP COLUMN IF EXISTS added_meanwhile");
     }
+  }
+
+  /** A workload of a SKU of its own, applied by the projections; its run's id. */
+  private static String caughtUpWorkload(ConfigurableApplicationContext instance) {
+    String run = UUID.randomUUID().toString().substring(0, 8);
+    ReadModelRows.workload(instance, "RR-" + run + "-", "reset-" + run, null);
+    await().atMost(Duration.ofSeconds(120)).until(() -> ReadModelRows.caughtUp(instance));
+    return run;
+  }
+
+  /** A row of the stock model the events do not give: a replay's rebuild does not have it. */
+  private static void damage(ConfigurableApplicationContext instance, String sku) {
+    jdbc(instance).update("update stock_level set reserved = reserved + 100 where sku_id = ?", sku);
+  }
+
+  /**
+   * The replay ended FAILED for {@code failure}, the models as they were {@code before} it, no copy
+   * left, and the processors following the events again.
+   */
+  private static void assertFailedWithTheModelsAsFound(
+      ConfigurableApplicationContext instance,
+      String replayId,
+      String failure,
+      String run,
+      Map<String, List<Map<String, Object>>> before) {
+    ApiClient http = client(instance);
+    JsonNode ended = awaitEnded(http, replayId);
+    assertThat(ended.get("status").asString()).isEqualTo("FAILED");
+    assertThat(ended.get("failure").asString()).contains(failure);
+    assertThat(snapshot(instance, run))
+        .as("the models, as the replay found them")
+        .isEqualTo(before);
+    assertThat(copies(instance)).as("no copy left").isZero();
+    assertFollowing(instance, http, run, "reset-" + run);
   }
 
   /** A new reservation reaches the read models: the processors run again. */
@@ -303,38 +315,6 @@ class ReplaySwitchIntegrationTest {
               return http.get("/api/replays/" + replayId).getBody();
             },
             replay -> !"RUNNING".equals(replay.get("status").asString()));
-  }
-
-  /** A SKU, reservations of it, some confirmed and some released. */
-  private static void workload(ConfigurableApplicationContext instance, String run, String sku) {
-    EventStore eventStore = instance.getBean(EventStore.class);
-    TransactionTemplate transaction = instance.getBean(TransactionTemplate.class);
-    Instant t0 = Instant.now().minusSeconds(600);
-    Events.append(eventStore, transaction, sku, 0, new SkuRegistered(sku, 100, null), t0);
-    for (int r = 0; r < 12; r++) {
-      String id = "RR-" + run + "-" + r;
-      Instant at = t0.plusSeconds(r + 1);
-      List<ReservationLine> lines = List.of(new ReservationLine(sku, 1 + r % 3));
-      Events.append(
-          eventStore,
-          transaction,
-          id,
-          0,
-          new StockReserved(id, "u-" + r, lines, at, at.plusSeconds(900), r, 1),
-          at);
-      if (r % 3 == 0) {
-        Events.append(
-            eventStore, transaction, id, 1, new StockConfirmed(id, "u-" + r, lines, at), at);
-      } else if (r % 3 == 1) {
-        Events.append(
-            eventStore,
-            transaction,
-            id,
-            1,
-            new StockReleased(id, "u-" + r, lines, "CANCELLED", at),
-            at);
-      }
-    }
   }
 
   private static Map<String, List<Map<String, Object>>> snapshot(

@@ -13,11 +13,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Properties;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import org.axonframework.config.EventProcessingConfiguration;
 import org.axonframework.config.ProcessingGroup;
 import org.axonframework.eventhandling.EventHandler;
@@ -165,8 +161,11 @@ public final class ReplayThroughput {
           // As an operator's replay runs: beside the models the first one built, which serve
           // reads meanwhile, a reader asking for a SKU and a reservation the whole time.
           int port = Integer.parseInt(app.getEnvironment().getProperty("local.server.port"));
-          String reservation = randomIds ? null : "bench-R-" + (events / 4);
-          try (Reads reads = new Reads(new ApiClient(port), reservation)) {
+          List<String> paths =
+              randomIds
+                  ? List.of("/api/stock/bench-sku-0")
+                  : List.of("/api/stock/bench-sku-0", "/api/reservations/bench-R-" + (events / 4));
+          try (Reads reads = new Reads(new ApiClient(port), paths)) {
             double over = replay(replays);
             System.out.printf("replay over full models: %d events in %.1f s%n", stored, over);
             System.out.printf("RESULT replay-again %.0f%n", stored / over);
@@ -217,61 +216,6 @@ public final class ReplayThroughput {
         result.next();
         return result.getLong(1);
       }
-    }
-  }
-
-  /**
-   * Reads of the stock of a SKU and, when given, of a reservation, one after the other on a thread
-   * of their own until closed; every answer's status counted.
-   */
-  private static final class Reads implements AutoCloseable {
-
-    private final ApiClient http;
-    private final List<String> paths;
-    private final AtomicBoolean running = new AtomicBoolean(true);
-    private final AtomicLong count = new AtomicLong();
-    private final Map<String, Integer> failures = new ConcurrentHashMap<>();
-    private final Thread thread;
-
-    Reads(ApiClient http, String reservation) {
-      this.http = http;
-      this.paths =
-          reservation == null
-              ? List.of("/api/stock/bench-sku-0")
-              : List.of("/api/stock/bench-sku-0", "/api/reservations/" + reservation);
-      this.thread = new Thread(this::read, "bench-reads");
-      thread.start();
-    }
-
-    private void read() {
-      while (running.get()) {
-        for (String path : paths) {
-          int status;
-          try {
-            status = http.get(path).getStatusCode().value();
-          } catch (RuntimeException e) {
-            status = -1;
-          }
-          if (status != 200) {
-            failures.merge(path + " " + status, 1, Integer::sum);
-          }
-          count.incrementAndGet();
-        }
-      }
-    }
-
-    long count() {
-      return count.get();
-    }
-
-    Map<String, Integer> failures() {
-      return Map.copyOf(failures);
-    }
-
-    @Override
-    public void close() throws InterruptedException {
-      running.set(false);
-      thread.join();
     }
   }
 
