@@ -189,8 +189,10 @@ public final class BulkRows {
       text.append("\\N");
     } else if (value instanceof String string) {
       escaped(text, string);
-    } else if (value instanceof Long || value instanceof Integer) {
-      text.append(value);
+    } else if (value instanceof Long number) {
+      text.append(number.longValue());
+    } else if (value instanceof Integer number) {
+      text.append(number.intValue());
     } else if (value instanceof LocalDateTime time) {
       text.append(BulkValues.dateTime(time));
     } else {
@@ -198,9 +200,22 @@ public final class BulkRows {
     }
   }
 
-  /** The escapes {@code LOAD DATA} reads back with {@code ESCAPED BY '\\'}. */
+  /**
+   * The escapes {@code LOAD DATA} reads back with {@code ESCAPED BY '\\'}. Most values have none
+   * (identifiers, the lines' JSON): they are appended whole, not a character at a time, which took
+   * half the writing thread's time in a replay's profile.
+   */
+  private static boolean escapes(char c) {
+    return c == '\\' || c == '\t' || c == '\n' || c == '\r' || c == '\0';
+  }
+
   private static void escaped(StringBuilder text, String string) {
-    for (int i = 0; i < string.length(); i++) {
+    int plain = 0;
+    while (plain < string.length() && !escapes(string.charAt(plain))) {
+      plain++;
+    }
+    text.append(string, 0, plain);
+    for (int i = plain; i < string.length(); i++) {
       char c = string.charAt(i);
       switch (c) {
         case '\\' -> text.append("\\\\");

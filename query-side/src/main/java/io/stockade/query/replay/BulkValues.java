@@ -3,7 +3,9 @@ package io.stockade.query.replay;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Types;
+import java.time.Instant;
 import java.time.LocalDateTime;
+import java.time.ZoneOffset;
 import java.util.List;
 import org.springframework.jdbc.core.PreparedStatementSetter;
 
@@ -40,6 +42,16 @@ public final class BulkValues {
         statement.setObject(index, value);
       }
     }
+  }
+
+  /**
+   * An instant as a column value: UTC, to the microsecond (what DATETIME(6) keeps), as a
+   * LocalDateTime, so that no driver converts it to or from a session time zone. Not through {@code
+   * LocalDateTime.ofInstant}, which builds the offset's rules anew at every call on Java 17.
+   */
+  public static LocalDateTime utc(Instant instant) {
+    return LocalDateTime.ofEpochSecond(
+        instant.getEpochSecond(), instant.getNano() / 1000 * 1000, ZoneOffset.UTC);
   }
 
   /** {@code yyyy-MM-dd HH:mm:ss.SSSSSS}, for a year from 0 to 9999. */

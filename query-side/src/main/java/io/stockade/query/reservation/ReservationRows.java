@@ -12,7 +12,6 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -949,9 +948,7 @@ class ReservationRows implements ReservationChanges.Target {
    * a LocalDateTime so that no driver converts it to or from a session time zone.
    */
   private static LocalDateTime utc(Instant instant) {
-    return instant == null
-        ? null
-        : LocalDateTime.ofInstant(instant.truncatedTo(ChronoUnit.MICROS), ZoneOffset.UTC);
+    return instant == null ? null : BulkValues.utc(instant);
   }
 
   private static Instant instant(ResultSet row, String column) throws SQLException {

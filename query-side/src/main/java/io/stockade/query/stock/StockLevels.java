@@ -11,7 +11,6 @@ import java.time.Clock;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
@@ -664,7 +663,7 @@ class StockLevels implements StockChanges.Target {
    * format for it, as some do for java.sql.Timestamp).
    */
   private static LocalDateTime utc(Instant instant) {
-    return LocalDateTime.ofInstant(instant.truncatedTo(ChronoUnit.MICROS), ZoneOffset.UTC);
+    return BulkValues.utc(instant);
   }
 
   private static Instant instant(ResultSet rs, int column) throws SQLException {
