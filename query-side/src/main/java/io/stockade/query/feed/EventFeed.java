@@ -28,7 +28,8 @@ class EventFeed {
   static final int MOST = 1000;
 
   private static final String PAGE =
-      "select global_index, type, aggregate_identifier, payload_type, time_stamp, payload"
+      "select global_index, type, aggregate_identifier, payload_type, time_stamp, payload,"
+          + " event_identifier"
           + " from domain_event_entry where global_index > ? order by global_index limit ?";
 
   private final JdbcTemplate jdbc;
@@ -71,6 +72,12 @@ class EventFeed {
     return new FeedPage(events, last[0]);
   }
 
+  /** The highest position in the event store, 0 when it is empty. */
+  long head() {
+    Long head = jdbc.queryForObject("select max(global_index) from domain_event_entry", Long.class);
+    return head == null ? 0 : head;
+  }
+
   private static FeedEvent event(long position, ResultSet rs) throws SQLException {
     String aggregateType = rs.getString(2);
     return new FeedEvent(
@@ -79,7 +86,8 @@ class EventFeed {
         aggregateType,
         aggregateId(rs.getString(3), aggregateType),
         IsoInstants.parse(rs.getString(5)),
-        new String(rs.getBytes(6), StandardCharsets.UTF_8));
+        new String(rs.getBytes(6), StandardCharsets.UTF_8),
+        rs.getString(7));
   }
 
   /** {@code StockReserved} for {@code io.stockade.api.reservation.StockReserved}. */

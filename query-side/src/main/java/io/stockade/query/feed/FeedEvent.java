@@ -1,5 +1,6 @@
 package io.stockade.query.feed;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonRawValue;
 import io.swagger.v3.oas.annotations.media.Schema;
 import java.time.Instant;
@@ -16,6 +17,8 @@ import java.time.Instant;
  *     identifier without its namespace ({@code O-1} for {@code reservation:O-1})
  * @param timestamp when it was stored
  * @param payload the event's JSON as stored, embedded as it is
+ * @param identifier the event's own identifier in the store, not in the feed's JSON (the position
+ *     names an event there); Kafka's records carry it as {@code ce_id}
  */
 record FeedEvent(
     long position,
@@ -35,4 +38,5 @@ record FeedEvent(
             type = "object",
             types = "object",
             description = "the event as stored (Axon's Jackson serialization), as a JSON object")
-        String payload) {}
+        String payload,
+    @JsonIgnore @Schema(hidden = true) String identifier) {}
