@@ -3,6 +3,7 @@ package io.stockade.command;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.stockade.platform.testing.ApiClient;
+import io.stockade.platform.testing.PublishedApiDocument;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -56,6 +57,15 @@ class OpenApiHttpIntegrationTest {
                                 : "application/problem+json");
                   }
                 }));
+  }
+
+  /**
+   * The description equals docs/openapi/command-side.json, so that a change to the API is a
+   * reviewed change to that file; {@code -Dstockade.openapi.write=true} rewrites the file instead.
+   */
+  @Test
+  void matchesThePublishedDocument() {
+    PublishedApiDocument.check(port, "command-side");
   }
 
   @Test

@@ -3,6 +3,7 @@ package io.stockade.query;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.stockade.platform.testing.ApiClient;
+import io.stockade.platform.testing.PublishedApiDocument;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -106,6 +107,15 @@ class OpenApiHttpIntegrationTest {
     assertThat(members.get("status").get("description").asString())
         .contains("confirmed in part is CONFIRMED");
     assertThat(members.get("expiresAt").get("description").asString()).contains("extension");
+  }
+
+  /**
+   * The description equals docs/openapi/query-side.json, so that a change to the API is a reviewed
+   * change to that file; {@code -Dstockade.openapi.write=true} rewrites the file instead.
+   */
+  @Test
+  void matchesThePublishedDocument() {
+    PublishedApiDocument.check(port, "query-side");
   }
 
   @Test
