@@ -1,0 +1,78 @@
+package io.stockade.client.feed;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+
+/**
+ * A position in a file of its own, as decimal text. Each save writes a temporary file beside it,
+ * forces it to the disk and renames it over the file (atomically where the file system can): a
+ * crash leaves the old position or the new one, never a torn one.
+ */
+public final class FilePositionStore implements PositionStore {
+
+  private final Path file;
+  private final Path temporary;
+
+  public FilePositionStore(Path file) {
+    this.file = file.toAbsolutePath();
+    this.temporary = this.file.resolveSibling(this.file.getFileName() + ".tmp");
+  }
+
+  @Override
+  public long load() {
+    try {
+      String text = Files.readString(file, StandardCharsets.UTF_8).trim();
+      return Long.parseLong(text);
+    } catch (NoSuchFileException none) {
+      return 0;
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot read the feed position in " + file, e);
+    } catch (NumberFormatException e) {
+      throw new IllegalStateException("The feed position in " + file + " is not a number", e);
+    }
+  }
+
+  @Override
+  public void save(long position) {
+    if (position < 0) {
+      throw new IllegalArgumentException("A position is 0 or more: " + position);
+    }
+    try {
+      Files.createDirectories(file.getParent());
+      try (FileChannel channel =
+          FileChannel.open(
+              temporary,
+              StandardOpenOption.CREATE,
+              StandardOpenOption.WRITE,
+              StandardOpenOption.TRUNCATE_EXISTING)) {
+        ByteBuffer bytes = ByteBuffer.wrap((position + "\n").getBytes(StandardCharsets.UTF_8));
+        while (bytes.hasRemaining()) {
+          channel.write(bytes);
+        }
+        channel.force(true);
+      }
+      try {
+        Files.move(
+            temporary, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+      } catch (AtomicMoveNotSupportedException notAtomic) {
+        Files.move(temporary, file, StandardCopyOption.REPLACE_EXISTING);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot store the feed position in " + file, e);
+    }
+  }
+
+  /** The file. */
+  public Path file() {
+    return file;
+  }
+}
