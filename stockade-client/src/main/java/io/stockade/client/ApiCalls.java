@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import tools.jackson.core.JacksonException;
+import tools.jackson.core.StreamReadFeature;
 import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.JavaType;
 import tools.jackson.databind.json.JsonMapper;
@@ -27,9 +28,15 @@ import tools.jackson.databind.json.JsonMapper;
  */
 final class ApiCalls {
 
-  /** Members a newer service adds are ignored, as the contract allows it to add them. */
+  /**
+   * Members a newer service adds are ignored, as the contract allows it to add them; a member given
+   * twice is an answer that cannot be trusted (which of the two is meant?).
+   */
   static final JsonMapper JSON =
-      JsonMapper.builder().disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES).build();
+      JsonMapper.builder()
+          .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+          .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+          .build();
 
   private static final List<String> RFC_9457_MEMBERS =
       List.of("type", "title", "status", "detail", "instance");

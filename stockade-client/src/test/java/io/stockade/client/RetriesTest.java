@@ -209,4 +209,18 @@ class RetriesTest {
         .isInstanceOfSatisfying(
             StockadeClientException.class, failure -> assertThat(failure.status()).isEqualTo(502));
   }
+
+  @Test
+  void anAnswerWithAMemberTwiceIsAClientException() {
+    script.add(
+        new Scripted(
+            200,
+            null,
+            "{\"reservationId\": \"O-1\", \"status\": \"RELEASED\", \"status\": \"RESERVED\"}"));
+
+    assertThatThrownBy(() -> client(RetryPolicy.DEFAULT).release("O-1"))
+        .isInstanceOfSatisfying(
+            StockadeClientException.class,
+            failure -> assertThat(failure.getMessage()).contains("Duplicate"));
+  }
 }
