@@ -53,6 +53,8 @@ public final class EventStream implements AutoCloseable {
         }
       }
       if (closed) {
+        // Closed while the answer was on its way: close() found no body to close.
+        response.body().close();
         return;
       }
       try (BufferedReader lines =

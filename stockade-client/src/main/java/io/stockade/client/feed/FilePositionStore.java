@@ -66,8 +66,18 @@ public final class FilePositionStore implements PositionStore {
       } catch (AtomicMoveNotSupportedException notAtomic) {
         Files.move(temporary, file, StandardCopyOption.REPLACE_EXISTING);
       }
+      forceDirectory();
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot store the feed position in " + file, e);
+    }
+  }
+
+  /** The rename itself to the disk, where the platform can force a directory (not Windows). */
+  private void forceDirectory() {
+    try (FileChannel directory = FileChannel.open(file.getParent(), StandardOpenOption.READ)) {
+      directory.force(true);
+    } catch (IOException | UnsupportedOperationException notForDirectories) {
+      // The file's content is on the disk; only the rename may wait for the system's flush.
     }
   }
 
