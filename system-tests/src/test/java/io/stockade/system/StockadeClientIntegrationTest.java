@@ -16,6 +16,7 @@ import io.stockade.client.ReservationOutcome;
 import io.stockade.client.ReservationRequest;
 import io.stockade.client.RetryPolicy;
 import io.stockade.client.SkuRegistration;
+import io.stockade.client.StockadeClientException;
 import io.stockade.client.StockadeProblemException;
 import io.stockade.client.feed.FeedConsumer;
 import io.stockade.client.feed.FilePositionStore;
@@ -152,9 +153,12 @@ class StockadeClientIntegrationTest {
     client.reserve(ReservationRequest.of(id("F-1"), id("u-f1"), new ReservationLine(sku, 1)));
     client.confirm(id("F-1"));
 
+    // The consumer runs on a thread of its own, as in an order service, and is stopped there.
     List<FeedEvent> first = new CopyOnWriteArrayList<>();
     FeedConsumer before = new FeedConsumer(reader, new FilePositionStore(file), first::add, 7);
-    eventually().until(() -> before.catchUp() >= 0 && seen(first, "StockConfirmed", id("F-1")));
+    Thread running = start(before);
+    eventually().until(() -> seen(first, "StockConfirmed", id("F-1")));
+    stop(running);
     long stored = new FilePositionStore(file).load();
     assertThat(stored).isGreaterThanOrEqualTo(first.get(first.size() - 1).position());
 
@@ -185,7 +189,9 @@ class StockadeClientIntegrationTest {
     client.release(id("F-2"));
     List<FeedEvent> second = new CopyOnWriteArrayList<>();
     FeedConsumer after = new FeedConsumer(reader, new FilePositionStore(file), second::add, 7);
-    eventually().until(() -> after.catchUp() >= 0 && seen(second, "StockReleased", id("F-2")));
+    running = start(after);
+    eventually().until(() -> seen(second, "StockReleased", id("F-2")));
+    stop(running);
 
     assertThat(second.get(0))
         .as("the event the failing handler did not finish")
@@ -195,6 +201,28 @@ class StockadeClientIntegrationTest {
     both.addAll(second);
     long last = both.get(both.size() - 1).position();
     assertThat(both).as("every event once, in order").isEqualTo(feedUpTo(last));
+  }
+
+  /** Runs the consumer on a thread until the thread is interrupted. */
+  private static Thread start(FeedConsumer consumer) {
+    Thread thread =
+        new Thread(
+            () -> {
+              try {
+                consumer.run(Duration.ofMillis(100));
+              } catch (InterruptedException | StockadeClientException stopped) {
+                // Stopped by the test: a call cut by the interrupt ends it too.
+              }
+            },
+            "feed-consumer");
+    thread.start();
+    return thread;
+  }
+
+  /** Interrupts it and waits until it has ended: the consumer stopped, as a service stops. */
+  private static void stop(Thread running) {
+    running.interrupt();
+    eventually().until(() -> !running.isAlive());
   }
 
   private static boolean seen(List<FeedEvent> events, String type, String aggregateId) {

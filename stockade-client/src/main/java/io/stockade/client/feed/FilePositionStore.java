@@ -1,8 +1,8 @@
 package io.stockade.client.feed;
 
+import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
@@ -48,17 +48,10 @@ public final class FilePositionStore implements PositionStore {
     }
     try {
       Files.createDirectories(file.getParent());
-      try (FileChannel channel =
-          FileChannel.open(
-              temporary,
-              StandardOpenOption.CREATE,
-              StandardOpenOption.WRITE,
-              StandardOpenOption.TRUNCATE_EXISTING)) {
-        ByteBuffer bytes = ByteBuffer.wrap((position + "\n").getBytes(StandardCharsets.UTF_8));
-        while (bytes.hasRemaining()) {
-          channel.write(bytes);
-        }
-        channel.force(true);
+      // A stream, not a channel: an interrupt of the consumer's thread cannot cut the write.
+      try (FileOutputStream out = new FileOutputStream(temporary.toFile())) {
+        out.write((position + "\n").getBytes(StandardCharsets.UTF_8));
+        out.getFD().sync();
       }
       try {
         Files.move(
