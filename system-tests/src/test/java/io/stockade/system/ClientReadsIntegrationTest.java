@@ -15,6 +15,7 @@ import io.stockade.client.ProblemCode;
 import io.stockade.client.QueryClient;
 import io.stockade.client.Replenishment;
 import io.stockade.client.ReservationLine;
+import io.stockade.client.ReservationOutcome;
 import io.stockade.client.ReservationRequest;
 import io.stockade.client.RetryPolicy;
 import io.stockade.client.SaleSchedule;
@@ -103,6 +104,18 @@ class ClientReadsIntegrationTest {
     assertThat(draw.drawCommitment()).hasSize(64);
     assertThat(draw.seed()).isNull();
     assertThat(draw.order()).isEmpty();
+
+    // In a pre-queue (it opens in 30 minutes, queueing from an hour before): 202 QUEUED.
+    String queued = id("sku-queued");
+    Instant soon = Instant.now().plusSeconds(1800);
+    admin.registerSku(queued, SkuRegistration.of(5).withSale(new SaleSchedule(soon, null, 3600)));
+    ReservationOutcome waiting =
+        client.reserve(
+            ReservationRequest.of(id("W-1"), id("u-w1"), new ReservationLine(queued, 1)));
+    assertThat(waiting.queued()).isTrue();
+    assertThat(waiting.opensAt()).isEqualTo(admin.sku(queued).sale().opensAt());
+    assertThat(waiting.drawCommitment()).isEqualTo(admin.draw(queued).drawCommitment());
+    assertThat(admin.draw(queued).queued()).isEqualTo(1);
     assertThat(problemOf(() -> admin.sku(id("sku-none"))).problemCode())
         .isEqualTo(ProblemCode.UNKNOWN_SKU);
   }
