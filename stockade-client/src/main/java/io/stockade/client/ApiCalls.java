@@ -41,9 +41,6 @@ final class ApiCalls {
   private static final List<String> RFC_9457_MEMBERS =
       List.of("type", "title", "status", "detail", "instance");
 
-  /** A success: its status (201 or 200, 202...) and its body. */
-  record Answer<T>(int status, T body) {}
-
   private final URI base;
   private final ClientSettings settings;
 
@@ -71,17 +68,17 @@ final class ApiCalls {
   }
 
   <T> T get(String path, Class<T> type) {
-    return call("GET", path, null, type).body();
+    return call("GET", path, null, type);
   }
 
-  <T> Answer<T> call(String method, String path, Object body, Class<T> type) {
+  <T> T call(String method, String path, Object body, Class<T> type) {
     return this.<T>call(method, path, body, type(type));
   }
 
   /**
    * @param body serialized as JSON once, and sent as it is at every attempt; null for none
    */
-  <T> Answer<T> call(String method, String path, Object body, JavaType type) {
+  <T> T call(String method, String path, Object body, JavaType type) {
     URI uri = URI.create(base + path);
     byte[] json = body == null ? null : JSON.writeValueAsBytes(body);
     Duration waited = Duration.ZERO;
@@ -89,7 +86,7 @@ final class ApiCalls {
       HttpResponse<byte[]> response = send(method, uri, json);
       int status = response.statusCode();
       if (status < 300) {
-        return new Answer<>(status, read(response, type));
+        return read(response, type);
       }
       StockadeProblemException problem =
           problem(response.request(), status, response.headers(), response.body());

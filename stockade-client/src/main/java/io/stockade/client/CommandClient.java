@@ -37,14 +37,13 @@ public final class CommandClient {
 
   /** {@code PUT /api/skus/{skuId}} ({@code admin}): 201 the first time, 200 for a repeat. */
   public RegisteredSku registerSku(String skuId, SkuRegistration registration) {
-    return calls.call("PUT", skuPath(skuId), registration, RegisteredSku.class).body();
+    return calls.call("PUT", skuPath(skuId), registration, RegisteredSku.class);
   }
 
   /** {@code POST /api/skus/{skuId}/replenishments} ({@code admin}). */
   public RegisteredSku replenish(String skuId, Replenishment replenishment) {
-    return calls
-        .call("POST", skuPath(skuId) + "/replenishments", replenishment, RegisteredSku.class)
-        .body();
+    return calls.call(
+        "POST", skuPath(skuId) + "/replenishments", replenishment, RegisteredSku.class);
   }
 
   /** {@code GET /api/skus/{skuId}} ({@code admin}, {@code reader}): the gate's view now. */
@@ -59,31 +58,28 @@ public final class CommandClient {
 
   /** {@code PUT /api/skus/{skuId}/sale} ({@code admin}): schedule or change the sale. */
   public SkuState scheduleSale(String skuId, SaleSchedule schedule) {
-    return calls.call("PUT", skuPath(skuId) + "/sale", schedule, SkuState.class).body();
+    return calls.call("PUT", skuPath(skuId) + "/sale", schedule, SkuState.class);
   }
 
   /** {@code POST /api/skus/{skuId}/pause} ({@code admin}). */
   public SkuState pauseSale(String skuId, String reason) {
-    return calls
-        .call("POST", skuPath(skuId) + "/pause", new PauseBody(reason), SkuState.class)
-        .body();
+    return calls.call("POST", skuPath(skuId) + "/pause", new PauseBody(reason), SkuState.class);
   }
 
   /** {@code POST /api/skus/{skuId}/resume} ({@code admin}). */
   public SkuState resumeSale(String skuId) {
-    return calls.call("POST", skuPath(skuId) + "/resume", null, SkuState.class).body();
+    return calls.call("POST", skuPath(skuId) + "/resume", null, SkuState.class);
   }
 
   /** {@code PUT /api/skus/{skuId}/limit} ({@code admin}): null for no limit. */
   public SkuState changePurchaseLimit(String skuId, Integer perUserLimit) {
-    return calls
-        .call("PUT", skuPath(skuId) + "/limit", new LimitBody(perUserLimit), SkuState.class)
-        .body();
+    return calls.call(
+        "PUT", skuPath(skuId) + "/limit", new LimitBody(perUserLimit), SkuState.class);
   }
 
   /** {@code POST /api/skus/{skuId}/adjustments} ({@code admin}). */
   public SkuState adjustStock(String skuId, Adjustment adjustment) {
-    return calls.call("POST", skuPath(skuId) + "/adjustments", adjustment, SkuState.class).body();
+    return calls.call("POST", skuPath(skuId) + "/adjustments", adjustment, SkuState.class);
   }
 
   /**
@@ -91,51 +87,43 @@ public final class CommandClient {
    * 200 for a retry), or {@code QUEUED} (202) in a sale's pre-queue.
    */
   public ReservationOutcome reserve(ReservationRequest request) {
-    return calls.call("POST", "/api/reservations", request, ReservationOutcome.class).body();
+    return calls.call("POST", "/api/reservations", request, ReservationOutcome.class);
   }
 
   /** {@code POST /api/reservations/{reservationId}/confirm} ({@code client}): every unit. */
   public Confirmation confirm(String reservationId) {
-    return calls
-        .call("POST", reservation(reservationId) + "/confirm", null, Confirmation.class)
-        .body();
+    return calls.call("POST", reservation(reservationId) + "/confirm", null, Confirmation.class);
   }
 
   /**
    * A partial confirmation: only these units are sold, every other reserved unit goes back at once.
    */
   public Confirmation confirm(String reservationId, List<ReservationLine> lines) {
-    return calls
-        .call(
-            "POST",
-            reservation(reservationId) + "/confirm",
-            new ConfirmBody(List.copyOf(lines)),
-            Confirmation.class)
-        .body();
+    return calls.call(
+        "POST",
+        reservation(reservationId) + "/confirm",
+        new ConfirmBody(List.copyOf(lines)),
+        Confirmation.class);
   }
 
   /** {@code POST /api/reservations/{reservationId}/extend} ({@code client}). */
   public Extension extend(String reservationId, long holdSeconds) {
-    return calls
-        .call(
-            "POST",
-            reservation(reservationId) + "/extend",
-            new ExtendBody(holdSeconds),
-            Extension.class)
-        .body();
+    return calls.call(
+        "POST",
+        reservation(reservationId) + "/extend",
+        new ExtendBody(holdSeconds),
+        Extension.class);
   }
 
   /** {@code POST /api/reservations/{reservationId}/release} ({@code client}), without a reason. */
   public Release release(String reservationId) {
-    return calls.call("POST", reservation(reservationId) + "/release", null, Release.class).body();
+    return calls.call("POST", reservation(reservationId) + "/release", null, Release.class);
   }
 
   /** The same with a reason ({@code [A-Z_]{1,32}}, not {@code EXPIRED}), as {@code CANCELLED}. */
   public Release release(String reservationId, String reason) {
-    return calls
-        .call(
-            "POST", reservation(reservationId) + "/release", new ReleaseBody(reason), Release.class)
-        .body();
+    return calls.call(
+        "POST", reservation(reservationId) + "/release", new ReleaseBody(reason), Release.class);
   }
 
   private static String skuPath(String skuId) {

@@ -38,9 +38,8 @@ public final class QueryClient {
   /** {@code GET /api/stock?skuIds=a,b,c} (1 to 100): the SKUs known, unknown ones left out. */
   public List<Stock> stock(List<String> skuIds) {
     String ids = String.join(",", skuIds.stream().map(ApiCalls::encode).toList());
-    return calls
-        .<List<Stock>>call("GET", "/api/stock?skuIds=" + ids, null, ApiCalls.listOf(Stock.class))
-        .body();
+    return calls.<List<Stock>>call(
+        "GET", "/api/stock?skuIds=" + ids, null, ApiCalls.listOf(Stock.class));
   }
 
   /** {@code GET /api/sales?page=&size=}: every SKU's sale, the busiest first. */
@@ -81,13 +80,11 @@ public final class QueryClient {
 
   /** {@code GET /api/audit/reservations/{reservationId}}: its events, oldest first. */
   public List<AuditedEvent> reservationAudit(String reservationId) {
-    return calls
-        .<List<AuditedEvent>>call(
-            "GET",
-            "/api/audit/reservations/" + encode(reservationId),
-            null,
-            ApiCalls.listOf(AuditedEvent.class))
-        .body();
+    return calls.<List<AuditedEvent>>call(
+        "GET",
+        "/api/audit/reservations/" + encode(reservationId),
+        null,
+        ApiCalls.listOf(AuditedEvent.class));
   }
 
   /** {@code GET /api/audit/skus/{skuId}/decisions}: the gate's decisions of a SKU. */
@@ -156,7 +153,7 @@ public final class QueryClient {
 
   /** {@code POST /api/replays} ({@code admin}): 202, the replay runs on. */
   public ReplayStarted startReplay() {
-    return calls.call("POST", "/api/replays", null, ReplayStarted.class).body();
+    return calls.call("POST", "/api/replays", null, ReplayStarted.class);
   }
 
   /** {@code GET /api/replays/{replayId}}. */
