@@ -46,6 +46,7 @@ class LocalInfraEnvironmentPostProcessor implements EnvironmentPostProcessor, Or
 
   private static final String JWT = "spring.security.oauth2.resourceserver.jwt.";
   private static final String KEY_LOCATION = JWT + "public-key-location";
+  private static final String KAFKA = "stockade.kafka.bootstrap-servers";
 
   private static LocalInfrastructure started;
 
@@ -102,6 +103,10 @@ class LocalInfraEnvironmentPostProcessor implements EnvironmentPostProcessor, Or
       }
       if (needRedis) {
         putRedis(properties, endpoints.redisHost(), endpoints.redisPort());
+      }
+      // The quick start's broker (STOCKADE_KAFKA=1), for the query side's publisher.
+      if (!environment.containsProperty(KAFKA)) {
+        LocalInfrastructure.kafka(dataDir).ifPresent(servers -> properties.put(KAFKA, servers));
       }
     }
     if (allLocal && !hasTokenKey(environment)) {

@@ -7,8 +7,11 @@ import java.util.concurrent.CountDownLatch;
  * Runs the local Redis and MariaDB in a process of their own until it is stopped, so that both
  * services can be started and stopped independently against them. Used by {@code ./stockade up}.
  *
- * <p>Argument: the data folder (default {@code .stockade}). Prints one line {@code READY redis=PORT
- * database=PORT} once both servers answer.
+ * <p>Argument: the data folder (default {@code .stockade}). With the environment variable {@code
+ * STOCKADE_KAFKA=1} it also runs a Kafka broker ({@link EmbeddedKafka}, data in {@code kafka/} of
+ * the folder) and records its address as {@code kafka.bootstrap-servers} in the folder's {@code
+ * endpoints.properties}, where the query side finds it. Prints one line {@code READY redis=PORT
+ * database=PORT} (and {@code kafka=PORT}) once the servers answer.
  */
 public final class LocalInfraMain {
 
@@ -20,16 +23,29 @@ public final class LocalInfraMain {
     Path dataDir = Path.of(args.length > 0 ? args[0] : ".stockade");
     LocalInfrastructure infrastructure = LocalInfrastructure.attachOrStart(dataDir);
     Endpoints endpoints = infrastructure.endpoints();
+    EmbeddedKafka kafka =
+        infrastructure.owned() && "1".equals(System.getenv("STOCKADE_KAFKA"))
+            ? EmbeddedKafka.start(dataDir.resolve("kafka"))
+            : null;
+    if (kafka != null) {
+      LocalInfrastructure.recordKafka(dataDir, kafka.bootstrapServers());
+    }
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(
                 () -> {
+                  if (kafka != null) {
+                    kafka.close();
+                  }
                   infrastructure.close();
                   stopped.countDown();
                 }));
     System.out.printf(
-        "READY redis=%d database=%d%n", endpoints.redisPort(), endpoints.databasePort());
+        "READY redis=%d database=%d%s%n",
+        endpoints.redisPort(),
+        endpoints.databasePort(),
+        kafka == null ? "" : " kafka=" + kafka.port());
     System.out.flush();
     if (infrastructure.owned()) {
       stopped.await();

@@ -14,6 +14,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.Properties;
 import org.slf4j.Logger;
@@ -31,6 +33,7 @@ public final class LocalInfrastructure implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(LocalInfrastructure.class);
   private static final String STATE_FILE = "endpoints.properties";
+  private static final String KAFKA = "kafka.bootstrap-servers";
 
   private final Endpoints endpoints;
   private final EmbeddedRedis redis;
@@ -104,6 +107,51 @@ public final class LocalInfrastructure implements AutoCloseable {
     try (OutputStream out = Files.newOutputStream(dataDir.resolve(STATE_FILE))) {
       properties.store(out, "Local Redis and MariaDB of this folder; rewritten at every start");
     }
+  }
+
+  /**
+   * Records the address of the Kafka broker that runs beside the servers of {@code dataDir} (the
+   * quick start's {@code STOCKADE_KAFKA=1}), as {@code kafka.bootstrap-servers}.
+   */
+  public static void recordKafka(Path dataDir, String bootstrapServers) {
+    Path file = dataDir.resolve(STATE_FILE);
+    try (FileChannel lockFile =
+            FileChannel.open(
+                dataDir.resolve(".lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+        FileLock ignored = lockFile.lock()) {
+      // Written by hand: Properties.store would escape the colon, and the line is for people too.
+      List<String> lines = new ArrayList<>(Files.readAllLines(file, StandardCharsets.ISO_8859_1));
+      lines.removeIf(line -> line.startsWith(KAFKA + "="));
+      lines.add(KAFKA + "=" + bootstrapServers);
+      Files.write(file, lines, StandardCharsets.ISO_8859_1);
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot record Kafka's address in " + file, e);
+    }
+  }
+
+  /**
+   * The address of the Kafka broker recorded beside the servers of {@code dataDir}, when one is and
+   * answers.
+   */
+  public static Optional<String> kafka(Path dataDir) {
+    Path file = dataDir.resolve(STATE_FILE);
+    if (!Files.exists(file)) {
+      return Optional.empty();
+    }
+    Properties properties = new Properties();
+    try (InputStream in = Files.newInputStream(file)) {
+      properties.load(in);
+    } catch (IOException e) {
+      return Optional.empty();
+    }
+    String servers = properties.getProperty(KAFKA);
+    if (servers == null) {
+      return Optional.empty();
+    }
+    int colon = servers.lastIndexOf(':');
+    return answers(servers.substring(0, colon), Integer.parseInt(servers.substring(colon + 1)))
+        ? Optional.of(servers)
+        : Optional.empty();
   }
 
   private static Optional<Endpoints> readLiveEndpoints(Path dataDir) throws IOException {

@@ -3,6 +3,7 @@ package io.stockade.system;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.stockade.localinfra.EmbeddedKafka;
 import io.stockade.localinfra.EmbeddedRedis;
 import io.stockade.platform.testing.ApiClient;
 import io.stockade.platform.testing.StrictJson;
@@ -101,6 +102,7 @@ class FeedThroughQueryKillIntegrationTest {
   private static SystemServices system;
   private static SystemDatabase database;
   private static EmbeddedRedis redis;
+  private static EmbeddedKafka kafka;
   private static ServiceProcess command;
   private static ServiceProcess query;
   private static JdbcTemplate jdbc;
@@ -122,6 +124,7 @@ class FeedThroughQueryKillIntegrationTest {
     database = SystemDatabase.create(DATABASE);
     jdbc = database.jdbc();
     redis = EmbeddedRedis.start(SystemServices.WORK.resolve("redis-" + RUN));
+    kafka = EmbeddedKafka.start(SystemServices.WORK.resolve("kafka-" + RUN));
     List<String> common = new ArrayList<>(database.serviceArguments());
     common.add("--spring.data.redis.host=127.0.0.1");
     common.add("--spring.data.redis.port=" + redis.port());
@@ -131,6 +134,8 @@ class FeedThroughQueryKillIntegrationTest {
     List<String> queryArguments = new ArrayList<>(common);
     // Reports run when asked for: no scheduled check competing for the two cores.
     queryArguments.add("--stockade.reconciliation.interval=0s");
+    // The Kafka publisher, killed with the rest of the query side.
+    queryArguments.add("--stockade.kafka.bootstrap-servers=" + kafka.bootstrapServers());
     command = system.service("command-side", "command-side", commandArguments);
     query = system.service("query-side", "query-side", queryArguments);
     try {
@@ -153,6 +158,9 @@ class FeedThroughQueryKillIntegrationTest {
     }
     if (redis != null) {
       redis.close();
+    }
+    if (kafka != null) {
+      kafka.close();
     }
     if (database != null) {
       database.close();
@@ -191,6 +199,7 @@ class FeedThroughQueryKillIntegrationTest {
           .until(() -> lastStored() > late.position);
 
       List<Integer> receivedAtKill = consumers.stream().map(FeedConsumer::received).toList();
+      int publishedAtKill = PublishedEvents.read(kafka.bootstrapServers()).size();
       List<Long> failuresAtKill = consumers.stream().map(FeedConsumer::failures).toList();
       query.kill();
       log.info(
@@ -287,6 +296,19 @@ class FeedThroughQueryKillIntegrationTest {
             .as("the events %s received, against the event store's", consumer)
             .containsExactlyElementsOf(stored);
       }
+
+      // The Kafka publisher, killed in the middle of its work too: every event in the topic once.
+      assertThat(publishedAtKill).as("events published before the kill").isPositive();
+      List<String> published =
+          await("every stored event published to Kafka")
+              .atMost(SETTLE_TIMEOUT)
+              .pollInterval(Duration.ofMillis(500))
+              .until(
+                  () -> PublishedEvents.read(kafka.bootstrapServers()),
+                  events -> events.size() >= stored.size());
+      assertThat(published.stream().sorted(PublishedEvents.BY_POSITION).toList())
+          .as("the events in the topic, against the event store's")
+          .containsExactlyElementsOf(stored);
     } finally {
       load.stop();
       consumers.forEach(FeedConsumer::stop);

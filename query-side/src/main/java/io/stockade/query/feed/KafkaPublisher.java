@@ -57,6 +57,9 @@ final class KafkaPublisher implements SmartLifecycle {
     STOPPED
   }
 
+  /** The most events of one Kafka transaction (whole pages of the feed). */
+  static final int TRANSACTION = 10_000;
+
   private final KafkaPublishing settings;
   private final EventFeed feed;
   private final PublisherLease lease;
@@ -219,14 +222,24 @@ final class KafkaPublisher implements SmartLifecycle {
           pause(settings.pollInterval());
           continue;
         }
+        // One transaction for the pages read while they come full, up to TRANSACTION events:
+        // a backlog goes in a few large transactions, a trickle in one per page.
         producer.beginTransaction();
-        for (FeedEvent event : page.events()) {
-          failedAlready(producer.send(records.record(event)));
+        int sent = 0;
+        while (true) {
+          for (FeedEvent event : page.events()) {
+            failedAlready(producer.send(records.record(event)));
+          }
+          sent += page.events().size();
+          after = page.next();
+          if (page.events().size() < EventFeed.MOST || sent >= TRANSACTION) {
+            break;
+          }
+          page = feed.read(after, EventFeed.MOST);
         }
         producer.commitTransaction();
-        after = page.next();
         position = after;
-        published.increment(page.events().size());
+        published.increment(sent);
         lease.record(after);
       }
     } finally {

@@ -81,8 +81,11 @@ final class PublishedTopic {
               .toList();
       Map<TopicPartition, Long> begins = consumer.beginningOffsets(partitions, READ_TIMEOUT);
       Map<TopicPartition, Long> ends = consumer.endOffsets(partitions, READ_TIMEOUT);
+      consumer.assign(partitions);
       long last = 0;
       for (TopicPartition partition : partitions) {
+        consumer.pause(partitions);
+        consumer.resume(List.of(partition));
         last =
             Math.max(
                 last,
@@ -94,7 +97,6 @@ final class PublishedTopic {
 
   private static long lastPosition(
       KafkaConsumer<byte[], byte[]> consumer, TopicPartition partition, long begin, long end) {
-    consumer.assign(List.of(partition));
     long look = FIRST_LOOK;
     while (true) {
       long from = Math.max(begin, end - look);
@@ -125,8 +127,10 @@ final class PublishedTopic {
                 + READ_TIMEOUT);
       }
       for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(500))) {
-        if (record.offset() >= end) {
-          break;
+        if (record.offset() >= end
+            || !record.topic().equals(partition.topic())
+            || record.partition() != partition.partition()) {
+          continue;
         }
         highest = Math.max(highest, position(record));
       }
