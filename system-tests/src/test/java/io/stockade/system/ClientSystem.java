@@ -43,11 +43,24 @@ final class ClientSystem implements AutoCloseable {
   }
 
   static ClientSystem start(String run, String databaseName) throws Exception {
+    return start(run, () -> SystemDatabase.create(databaseName));
+  }
+
+  /** On a database as it is, such as one restored from a backup, and a new Redis. */
+  static ClientSystem startOnExisting(String run, String databaseName) throws Exception {
+    return start(run, () -> SystemDatabase.existing(databaseName));
+  }
+
+  private interface DatabaseSource {
+    SystemDatabase open() throws Exception;
+  }
+
+  private static ClientSystem start(String run, DatabaseSource source) throws Exception {
     SystemServices system = new SystemServices(run);
     SystemDatabase database = null;
     EmbeddedRedis redis = null;
     try {
-      database = SystemDatabase.create(databaseName);
+      database = source.open();
       redis = EmbeddedRedis.start(SystemServices.WORK.resolve("redis-" + run));
       List<String> common = new ArrayList<>(database.serviceArguments());
       common.add("--spring.data.redis.host=127.0.0.1");
@@ -97,6 +110,11 @@ final class ClientSystem implements AutoCloseable {
     return QueryClient.at(
         URI.create("http://127.0.0.1:" + query.port()),
         ClientSettings.bearer(TestTokens.withRoles(roles)));
+  }
+
+  /** The database server's address, {@code host:port}. */
+  String databaseServer() {
+    return database.server();
   }
 
   void printLogs() {

@@ -40,6 +40,15 @@ final class SystemDatabase implements AutoCloseable {
 
   /** Drops the database {@code name} if it is there and creates it empty. */
   static SystemDatabase create(String name) throws SQLException {
+    return open(name, true);
+  }
+
+  /** The database {@code name} as it is (one a test restored, say). */
+  static SystemDatabase existing(String name) throws SQLException {
+    return open(name, false);
+  }
+
+  private static SystemDatabase open(String name, boolean empty) throws SQLException {
     String host;
     int port;
     boolean mariaDb;
@@ -68,8 +77,10 @@ final class SystemDatabase implements AutoCloseable {
             + (mariaDb ? "" : "&rewriteBatchedStatements=true");
     try (Connection connection = DriverManager.getConnection(server + "/", "root", "");
         Statement statement = connection.createStatement()) {
-      statement.execute("DROP DATABASE IF EXISTS " + name);
-      statement.execute("CREATE DATABASE " + name);
+      if (empty) {
+        statement.execute("DROP DATABASE IF EXISTS " + name);
+        statement.execute("CREATE DATABASE " + name);
+      }
     }
     log.info("The system's database: {}", url);
     return new SystemDatabase(
@@ -77,6 +88,12 @@ final class SystemDatabase implements AutoCloseable {
         url,
         new JdbcTemplate(new DriverManagerDataSource(url, "root", "")),
         localInfrastructure);
+  }
+
+  /** The database server's address, {@code host:port}. */
+  String server() {
+    String rest = url.substring(url.indexOf("//") + 2);
+    return rest.substring(0, rest.indexOf('/'));
   }
 
   JdbcTemplate jdbc() {
