@@ -4,7 +4,9 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -61,6 +63,31 @@ public final class BenchRun {
   /** The JDBC URL of the run's database, in UTC as the services use it. */
   public String url() {
     return server + database + URL_OPTIONS;
+  }
+
+  /**
+   * The arguments that start a query side for a benchmark driver on the run's database and Redis
+   * (options redisHost, redisPort): a random port, WARN logs, the test key, no scheduled
+   * reconciliation and no warm-up of its own (the driver warms it with the rounds it measures),
+   * then {@code more}.
+   */
+  public String[] querySideArguments(String... more) {
+    List<String> arguments =
+        new ArrayList<>(
+            List.of(
+                "--server.port=0",
+                "--spring.datasource.url=" + url(),
+                "--spring.datasource.username=" + user(),
+                "--spring.datasource.password=" + password(),
+                "--spring.data.redis.host=" + option("redisHost", "127.0.0.1"),
+                "--spring.data.redis.port=" + option("redisPort", "6379"),
+                "--logging.level.root=WARN",
+                "--spring.security.oauth2.resourceserver.jwt.public-key-location="
+                    + TestTokens.PUBLIC_KEY_LOCATION,
+                "--stockade.reconciliation.interval=0s",
+                "--stockade.warm-up.enabled=false"));
+    arguments.addAll(List.of(more));
+    return arguments.toArray(String[]::new);
   }
 
   public Connection connect() throws SQLException {

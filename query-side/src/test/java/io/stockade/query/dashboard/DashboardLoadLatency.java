@@ -194,21 +194,7 @@ public final class DashboardLoadLatency {
     int pages = (skus + PAGE - 1) / PAGE;
     run.createDatabase();
     ConfigurableApplicationContext context =
-        new SpringApplicationBuilder(QuerySideApplication.class)
-            .run(
-                "--server.port=0",
-                "--spring.datasource.url=" + run.url(),
-                "--spring.datasource.username=" + run.user(),
-                "--spring.datasource.password=" + run.password(),
-                "--spring.data.redis.host=" + run.option("redisHost", "127.0.0.1"),
-                "--spring.data.redis.port=" + run.option("redisPort", "6379"),
-                "--logging.level.root=WARN",
-                "--spring.security.oauth2.resourceserver.jwt.public-key-location="
-                    + TestTokens.PUBLIC_KEY_LOCATION,
-                "--stockade.reconciliation.interval=0s",
-                // The service's own warm-up would run beside the measurements: the driver warms
-                // it with the rounds it measures instead.
-                "--stockade.warm-up.enabled=false");
+        new SpringApplicationBuilder(QuerySideApplication.class).run(run.querySideArguments());
     Path profile = null;
     ChromeDriver browser = null;
     try {

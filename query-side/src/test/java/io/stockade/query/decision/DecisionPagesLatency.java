@@ -61,21 +61,7 @@ public final class DecisionPagesLatency {
     int warmUp = run.number("warmUp", 50);
     run.createDatabase();
     ConfigurableApplicationContext context =
-        new SpringApplicationBuilder(QuerySideApplication.class)
-            .run(
-                "--server.port=0",
-                "--spring.datasource.url=" + run.url(),
-                "--spring.datasource.username=" + run.user(),
-                "--spring.datasource.password=" + run.password(),
-                "--spring.data.redis.host=" + run.option("redisHost", "127.0.0.1"),
-                "--spring.data.redis.port=" + run.option("redisPort", "6379"),
-                "--logging.level.root=WARN",
-                "--spring.security.oauth2.resourceserver.jwt.public-key-location="
-                    + TestTokens.PUBLIC_KEY_LOCATION,
-                "--stockade.reconciliation.interval=0s",
-                // The service's own warm-up would run beside the measurements: the driver warms
-                // it with the requests it measures instead.
-                "--stockade.warm-up.enabled=false");
+        new SpringApplicationBuilder(QuerySideApplication.class).run(run.querySideArguments());
     try {
       int port = ((WebServerApplicationContext) context).getWebServer().getPort();
       long started = System.nanoTime();

@@ -66,19 +66,7 @@ public final class FeedPageLatency {
     int warmUp = run.number("warmUp", 50);
     run.createDatabase();
     ConfigurableApplicationContext context =
-        new SpringApplicationBuilder(QuerySideApplication.class)
-            .run(
-                "--server.port=0",
-                "--spring.datasource.url=" + run.url(),
-                "--spring.datasource.username=" + run.user(),
-                "--spring.datasource.password=" + run.password(),
-                "--spring.data.redis.host=" + run.option("redisHost", "127.0.0.1"),
-                "--spring.data.redis.port=" + run.option("redisPort", "6379"),
-                "--logging.level.root=WARN",
-                "--spring.security.oauth2.resourceserver.jwt.public-key-location="
-                    + TestTokens.PUBLIC_KEY_LOCATION,
-                "--stockade.reconciliation.interval=0s",
-                "--stockade.warm-up.enabled=false");
+        new SpringApplicationBuilder(QuerySideApplication.class).run(run.querySideArguments());
     try {
       EventProcessingConfiguration processing = context.getBean(EventProcessingConfiguration.class);
       for (String name : List.of("stock-projection", "reservation-projection")) {

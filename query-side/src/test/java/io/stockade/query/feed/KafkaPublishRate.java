@@ -3,14 +3,12 @@ package io.stockade.query.feed;
 import io.stockade.localinfra.EmbeddedKafka;
 import io.stockade.platform.testing.BenchRun;
 import io.stockade.platform.testing.GeneratedEventStore;
-import io.stockade.platform.testing.TestTokens;
 import io.stockade.query.QuerySideApplication;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
-import java.util.ArrayList;
 import java.util.List;
 import org.axonframework.config.EventProcessingConfiguration;
 import org.axonframework.eventhandling.StreamingEventProcessor;
@@ -113,23 +111,8 @@ public final class KafkaPublishRate {
   }
 
   private static ConfigurableApplicationContext start(BenchRun run, List<String> more) {
-    List<String> arguments =
-        new ArrayList<>(
-            List.of(
-                "--server.port=0",
-                "--spring.datasource.url=" + run.url(),
-                "--spring.datasource.username=" + run.user(),
-                "--spring.datasource.password=" + run.password(),
-                "--spring.data.redis.host=" + run.option("redisHost", "127.0.0.1"),
-                "--spring.data.redis.port=" + run.option("redisPort", "6379"),
-                "--logging.level.root=WARN",
-                "--spring.security.oauth2.resourceserver.jwt.public-key-location="
-                    + TestTokens.PUBLIC_KEY_LOCATION,
-                "--stockade.reconciliation.interval=0s",
-                "--stockade.warm-up.enabled=false"));
-    arguments.addAll(more);
     return new SpringApplicationBuilder(QuerySideApplication.class)
-        .run(arguments.toArray(String[]::new));
+        .run(run.querySideArguments(more.toArray(String[]::new)));
   }
 
   private static void stopProjections(ConfigurableApplicationContext context) {
