@@ -9,6 +9,8 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import org.axonframework.config.EventProcessingConfiguration;
 import org.axonframework.eventhandling.StreamingEventProcessor;
@@ -28,13 +30,16 @@ import org.springframework.context.ConfigurableApplicationContext;
  *       publisher's own reading, in-process): the feed's pages/s, the baseline;
  *   <li>starts a Kafka broker ({@link EmbeddedKafka}, KRaft, in this JVM) and the query side again
  *       with its publisher on it and its projections stopped, and times from the publisher's start
- *       until the topic holds the last position; this JVM's CPU time over that window (publisher
- *       and broker, which share it).
+ *       of publishing until the topic holds the last position; this JVM's CPU time from the
+ *       context's start until then (publisher and broker, which share it), per event published
+ *       meanwhile.
  * </ol>
  *
- * Prints {@code RESULT feed <events> <seconds> <pages>} and {@code RESULT kafka <events> <seconds>
- * <cpu seconds>}. Options as key=value: host, port, user, password, database
- * (stockade_bench_kafka), redisHost, redisPort, events (1000000), partitions (3).
+ * Prints {@code RESULT feed <events> <seconds> <pages>} and {@code RESULT kafka <events> <seconds
+ * from the publisher's start of publishing to the last> <cpu seconds> <events published while the
+ * CPU was counted>} (from the moment the context had started). Options as key=value: host, port,
+ * user, password, database (stockade_bench_kafka), redisHost, redisPort, events (1000000),
+ * partitions (3).
  */
 public final class KafkaPublishRate {
 
@@ -83,8 +88,6 @@ public final class KafkaPublishRate {
       }
 
       try (EmbeddedKafka kafka = EmbeddedKafka.start(brokerDir)) {
-        long cpuBefore = Cpu.ofThisProcess();
-        long started = System.nanoTime();
         ConfigurableApplicationContext publisher =
             start(
                 run,
@@ -92,14 +95,30 @@ public final class KafkaPublishRate {
                     "--stockade.kafka.bootstrap-servers=" + kafka.bootstrapServers(),
                     "--stockade.kafka.partitions=" + run.number("partitions", 3)));
         try {
+          // The publisher starts with the context: CPU is counted from here, over the events
+          // published from here on, and the time from when it began publishing.
+          long cpuBefore = Cpu.ofThisProcess();
           stopProjections(publisher);
           KafkaPublisher kafkaPublisher = publisher.getBean(KafkaPublisher.class);
+          long from = Math.max(0, kafkaPublisher.position());
           while (kafkaPublisher.position() < last) {
             Thread.sleep(20);
           }
-          double seconds = (System.nanoTime() - started) / 1e9;
+          Instant done = Instant.now();
           double cpu = (Cpu.ofThisProcess() - cpuBefore) / 1e9;
-          System.out.printf("RESULT kafka %d %.3f %.3f%n", stored, seconds, cpu);
+          Instant since = Instant.parse((String) kafkaPublisher.status().get("since"));
+          long inWindow;
+          try (Connection connection = run.connect();
+              Statement statement = connection.createStatement();
+              ResultSet counted =
+                  statement.executeQuery(
+                      "select count(*) from domain_event_entry where global_index > " + from)) {
+            counted.next();
+            inWindow = counted.getLong(1);
+          }
+          System.out.printf(
+              "RESULT kafka %d %.3f %.3f %d%n",
+              stored, Duration.between(since, done).toMillis() / 1e3, cpu, inWindow);
         } finally {
           publisher.close();
         }
