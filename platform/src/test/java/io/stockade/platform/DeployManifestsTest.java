@@ -174,6 +174,53 @@ class DeployManifestsTest {
         .isEmpty();
   }
 
+  @Test
+  void theTokenKeyEachServiceNamesIsAFileOfAMountedSecret() {
+    Map<String, Set<String>> secrets = new TreeMap<>();
+    for (Manifest manifest : manifests()) {
+      if (manifest.kind().equals("Secret")) {
+        Set<String> keys = new TreeSet<>(map(manifest.body().get("data")).keySet());
+        keys.addAll(map(manifest.body().get("stringData")).keySet());
+        secrets.put(manifest.name(), keys);
+      }
+    }
+    for (Manifest deployment : deployments()) {
+      Map<String, Object> pod =
+          map(map(map(deployment.body().get("spec")).get("template")).get("spec"));
+      for (Map<String, Object> container : containers(deployment)) {
+        String location =
+            list(container.get("env")).stream()
+                .map(DeployManifestsTest::map)
+                .filter(
+                    variable ->
+                        "SPRING_SECURITY_OAUTH2_RESOURCESERVER_JWT_PUBLIC_KEY_LOCATION"
+                            .equals(variable.get("name")))
+                .map(variable -> String.valueOf(variable.get("value")))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError(deployment.name() + " names no token key"));
+        assertThat(location).as("%s's token key", deployment.name()).startsWith("file:/");
+        Path file = Path.of(location.substring("file:".length()));
+        Map<String, Object> mount =
+            list(container.get("volumeMounts")).stream()
+                .map(DeployManifestsTest::map)
+                .filter(m -> file.getParent().equals(Path.of(String.valueOf(m.get("mountPath")))))
+                .findFirst()
+                .orElseThrow(
+                    () -> new AssertionError(deployment.name() + " mounts nothing on " + file));
+        Map<String, Object> volume =
+            list(pod.get("volumes")).stream()
+                .map(DeployManifestsTest::map)
+                .filter(v -> mount.get("name").equals(v.get("name")))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no volume " + mount.get("name")));
+        String secret = String.valueOf(map(volume.get("secret")).get("secretName"));
+        assertThat(secrets.getOrDefault(secret, Set.of()))
+            .as("%s's key %s: the keys of the Secret %s", deployment.name(), file, secret)
+            .contains(String.valueOf(file.getFileName()));
+      }
+    }
+  }
+
   /** Name to where it is named: containers' env, the keys of what envFrom takes, and the text. */
   private static Map<String, String> settingsNamed() {
     Map<String, String> named = new TreeMap<>();
