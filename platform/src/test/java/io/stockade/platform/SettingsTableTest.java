@@ -12,7 +12,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -40,7 +39,6 @@ class SettingsTableTest {
       Pattern.compile(
           "@ConfigurationProperties\\((?:prefix\\s*=\\s*)?\"([a-z0-9.-]+)\"\\)[^{]*?record\\s+\\w+\\s*\\(",
           Pattern.DOTALL);
-  private static final Pattern NAME_IN_CELL = Pattern.compile("`([A-Za-z0-9_.<>-]+)`");
 
   @Test
   void everySettingTheCodeReadsIsInTheTableOfSettings() {
@@ -52,12 +50,12 @@ class SettingsTableTest {
             "stockade.local-infra.data-dir",
             "stockade.rate-limit.user.capacity",
             "stockade.replay.processors");
-    Set<String> documented = documented();
+    Set<String> documented = SettingsTable.documented(ROOT);
 
     List<String> missing = new ArrayList<>();
     read.forEach(
         (key, where) -> {
-          if (!documented.contains(normal(key))) {
+          if (!documented.contains(SettingsTable.normal(key))) {
             missing.add(key + " (" + where + ")");
           }
         });
@@ -159,42 +157,6 @@ class SettingsTableTest {
     } else {
       keys.put(prefix, where);
     }
-  }
-
-  /**
-   * The names of the first column of every table of docs/configuration.md, normalised; a name
-   * written as the end of the one before it ({@code SPRING_DATASOURCE_URL} (+ {@code _USERNAME}),
-   * {@code stockade.x.capacity}, {@code .refill-per-second}) stands for that name with its end
-   * replaced.
-   */
-  private static Set<String> documented() {
-    Set<String> names = new TreeSet<>();
-    for (String row : read(ROOT.resolve("docs/configuration.md")).lines().toList()) {
-      if (!row.startsWith("| `")) {
-        continue;
-      }
-      String full = null;
-      Matcher name = NAME_IN_CELL.matcher(row.split("\\|")[1]);
-      while (name.find()) {
-        String written = name.group(1);
-        if ((written.startsWith("_") || written.startsWith(".")) && full != null) {
-          String separator = written.substring(0, 1);
-          String[] parts = full.split(Pattern.quote(separator));
-          for (int kept = 1; kept < parts.length; kept++) {
-            names.add(normal(String.join(separator, List.of(parts).subList(0, kept)) + written));
-          }
-        } else {
-          full = written;
-          names.add(normal(written));
-        }
-      }
-    }
-    return names;
-  }
-
-  /** {@code stockade.warm-up.max-duration} and {@code STOCKADE_WARMUP_MAXDURATION} alike. */
-  private static String normal(String name) {
-    return name.toUpperCase(Locale.ROOT).replaceAll("[^A-Z0-9<>]", "");
   }
 
   private static String kebab(String camel) {
