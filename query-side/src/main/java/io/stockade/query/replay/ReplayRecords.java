@@ -1,5 +1,7 @@
 package io.stockade.query.replay;
 
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -41,9 +43,24 @@ class ReplayRecords {
           + " timestampdiff(microsecond, switching_at, utc_timestamp(6)) as switching_micros";
 
   private final JdbcTemplate jdbc;
+  private final Counter done;
+  private final Counter failed;
 
-  ReplayRecords(JdbcTemplate jdbc) {
+  ReplayRecords(JdbcTemplate jdbc, MeterRegistry meters) {
     this.jdbc = jdbc;
+    this.done = ended(meters, "DONE");
+    this.failed = ended(meters, "FAILED");
+  }
+
+  /**
+   * The counter {@code stockade.replays} (tag {@code status}): replays this instance ended DONE or
+   * FAILED (the instance that ends one counts it; sum over the instances).
+   */
+  private static Counter ended(MeterRegistry meters, String status) {
+    return Counter.builder("stockade.replays")
+        .description("replays of the read models this instance ended, by how they ended")
+        .tag("status", status)
+        .register(meters);
   }
 
   /**
@@ -206,15 +223,20 @@ class ReplayRecords {
    * @return whether this call ended it
    */
   boolean finish(String id, String from, String status, String failure) {
-    return jdbc.update(
-            "update read_model_replay set status = ?, failure = ?,"
-                + " finished_at = utc_timestamp(6), in_progress = null"
-                + " where id = ? and status = ?",
-            status,
-            failure == null ? null : abbreviate(failure),
-            id,
-            from)
-        == 1;
+    boolean ended =
+        jdbc.update(
+                "update read_model_replay set status = ?, failure = ?,"
+                    + " finished_at = utc_timestamp(6), in_progress = null"
+                    + " where id = ? and status = ?",
+                status,
+                failure == null ? null : abbreviate(failure),
+                id,
+                from)
+            == 1;
+    if (ended) {
+      ("DONE".equals(status) ? done : failed).increment();
+    }
+    return ended;
   }
 
   private Row row(ResultSet rs, int rowNum) throws SQLException {

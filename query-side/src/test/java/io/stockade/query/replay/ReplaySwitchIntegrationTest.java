@@ -3,6 +3,7 @@ package io.stockade.query.replay;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import io.stockade.api.reservation.ReservationLine;
 import io.stockade.api.reservation.StockReserved;
 import io.stockade.platform.testing.ApiClient;
@@ -101,8 +102,21 @@ class ReplaySwitchIntegrationTest {
     Map<String, List<Map<String, Object>>> before = snapshot(a, run);
 
     HeldModel.fail();
+    double failedBefore = failedReplays(a);
     String replayId = startReplay(http);
     assertFailedWithTheModelsAsFound(a, replayId, "the held model's fold failed", run, before);
+    assertThat(failedReplays(a))
+        .as("stockade.replays{status=FAILED} of the instance that ended it")
+        .isEqualTo(failedBefore + 1);
+  }
+
+  private static double failedReplays(ConfigurableApplicationContext instance) {
+    return instance
+        .getBean(MeterRegistry.class)
+        .get("stockade.replays")
+        .tag("status", "FAILED")
+        .counter()
+        .count();
   }
 
   @Test
