@@ -92,6 +92,11 @@ public final class SettledHorizon implements DisposableBean {
   private final ScheduledExecutorService ticker;
 
   private volatile long settled;
+
+  /** When the oldest round in progress read its head ({@link System#nanoTime()}), if any. */
+  private volatile long waitingSince;
+
+  private volatile boolean waiting;
   private volatile Evidence evidence = Evidence.TRANSACTIONS;
   private final AtomicLong wanted = new AtomicLong();
   private final AtomicLong freshLists = new AtomicLong();
@@ -135,6 +140,17 @@ public final class SettledHorizon implements DisposableBean {
     return evidence;
   }
 
+  /**
+   * How long a reader has been held below the oldest hole of the event table that this instance
+   * does not know to be settled yet: since the round that will pass it read the head, or zero when
+   * no reader waits at a hole. Normally under {@link #STARTING_WINDOW} and a tick; a transaction
+   * left open that holds an index (or, without the list of transactions, every hole) makes it grow.
+   */
+  public Duration waiting() {
+    long since = waitingSince;
+    return waiting ? Duration.ofNanos(Math.max(0, System.nanoTime() - since)) : Duration.ZERO;
+  }
+
   /** How many fresh lists of active transactions this instance has read (for tests). */
   public long freshLists() {
     return freshLists.get();
@@ -156,6 +172,11 @@ public final class SettledHorizon implements DisposableBean {
       if (!rounds.isEmpty()) {
         conclude();
       }
+      Round oldest = rounds.peekFirst();
+      if (oldest != null) {
+        waitingSince = oldest.readAt;
+      }
+      waiting = oldest != null;
       failing = false;
     } catch (RuntimeException e) {
       // Once per outage, not at every tick.

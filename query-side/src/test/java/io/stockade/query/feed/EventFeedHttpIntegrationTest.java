@@ -16,6 +16,8 @@ import io.stockade.api.sku.SaleScheduled;
 import io.stockade.api.sku.SkuRegistered;
 import io.stockade.api.sku.StockAdjusted;
 import io.stockade.platform.eventstore.SettledHorizon;
+import io.stockade.platform.testing.ApiClient;
+import io.stockade.platform.testing.Metrics;
 import io.stockade.platform.testing.StrictJson;
 import io.stockade.platform.testing.TestTokens;
 import io.stockade.query.Events;
@@ -238,9 +240,16 @@ class EventFeedHttpIntegrationTest {
       assertThat(consumer.ids()).doesNotContain(later.toArray(String[]::new)).doesNotContain(held);
       assertThat(consumer.after).isLessThan(firstLater);
       assertThat(horizon.settled()).isLessThan(firstLater);
+      double heldFor = holeWaitSeconds();
+      assertThat(heldFor)
+          .as("stockade_event_feed_hole_wait_seconds while the feed is held at the hole")
+          .isGreaterThan(0);
+      await().atMost(PATIENCE).until(() -> holeWaitSeconds() > heldFor);
 
       open.commit();
       await().atMost(PATIENCE).until(() -> consumer.poll().ids().contains(later.get(2)));
+      // No reader held at a hole once the transaction has ended.
+      await().atMost(PATIENCE).until(() -> holeWaitSeconds() == 0);
       List<String> ours = new ArrayList<>(consumer.ids());
       ours.retainAll(List.of(held, later.get(0), later.get(1), later.get(2)));
       assertThat(ours).containsExactly(held, later.get(0), later.get(1), later.get(2));
@@ -387,6 +396,13 @@ class EventFeedHttpIntegrationTest {
   }
 
   /** A downstream consumer: asks after the position it has reached, and keeps what it receives. */
+  /** The gauge as Prometheus scrapes it. */
+  private double holeWaitSeconds() {
+    return Metrics.scrape(new ApiClient(port).withToken(TestTokens.withRoles("metrics")))
+        .value("stockade_event_feed_hole_wait_seconds")
+        .orElseThrow();
+  }
+
   private final class Consumer {
 
     long after;
