@@ -173,7 +173,7 @@ final class KafkaPublisher implements SmartLifecycle {
         } else {
           enter(State.STANDBY, null);
           position = -1;
-          pause(settings.pollInterval());
+          pause(lease.standbyInterval());
         }
       } catch (InterruptedException e) {
         break;

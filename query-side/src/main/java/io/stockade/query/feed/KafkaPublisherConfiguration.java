@@ -2,6 +2,7 @@ package io.stockade.query.feed;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import org.axonframework.eventhandling.tokenstore.TokenStore;
+import org.axonframework.springboot.TokenStoreProperties;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.health.contributor.Health;
@@ -22,13 +23,14 @@ class KafkaPublisherConfiguration {
       KafkaPublishing settings,
       EventFeed feed,
       TokenStore tokens,
+      TokenStoreProperties tokenStore,
       PlatformTransactionManager transactions,
       JsonMapper json,
       MeterRegistry meters) {
     return new KafkaPublisher(
         settings,
         feed,
-        new PublisherLease(tokens, transactions),
+        new PublisherLease(tokens, transactions, tokenStore.getClaimTimeout()),
         new CloudEventRecords(settings, json),
         meters);
   }

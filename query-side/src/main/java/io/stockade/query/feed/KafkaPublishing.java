@@ -16,8 +16,9 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param source the CloudEvents {@code ce_source} of every record
  * @param transactionalId the producer's transactional id, the same on every instance: a new
  *     publisher fences the one before it
- * @param pollInterval how often the publisher looks for new events when it has published them all,
- *     and how often an instance that is not publishing tries to take over
+ * @param pollInterval how often the publisher looks for new events when it has published them all
+ *     (an instance that is not publishing tries to take over every fifth of the token store's claim
+ *     timeout)
  * @param retryInterval how long the publisher waits after the broker or the database failed
  * @param properties further client settings (security, timeouts), handed to Kafka's producer,
  *     consumer and admin client as they are
