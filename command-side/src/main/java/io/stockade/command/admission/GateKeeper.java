@@ -145,6 +145,14 @@ class GateKeeper implements GateSessions, DisposableBean {
   }
 
   /**
+   * Whether this instance holds an open session, as last found: without asking Redis, which the
+   * next request, readiness check or {@link #checkedEpoch()} does.
+   */
+  boolean holdsOpenSession() {
+    return current.get() != null;
+  }
+
+  /**
    * The epoch of the open session once Redis has confirmed it still holds that gate, and may not
    * evict keys; empty while the gate is closed. A session that fails the check is dropped, as a
    * failed script would drop it, so that a Redis that restarted while no reservation came is

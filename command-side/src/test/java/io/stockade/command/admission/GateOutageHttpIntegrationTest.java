@@ -6,6 +6,8 @@ import static org.awaitility.Awaitility.await;
 import io.stockade.command.RecordedEvents;
 import io.stockade.localinfra.EmbeddedRedis;
 import io.stockade.platform.testing.ApiClient;
+import io.stockade.platform.testing.Metrics;
+import io.stockade.platform.testing.TestTokens;
 import java.time.Duration;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
@@ -124,6 +126,12 @@ class GateOutageHttpIntegrationTest {
     JsonNode gate = readiness.getBody().get("components").get("gate");
     assertThat(gate.get("status").asString()).isEqualTo(health);
     assertThat(gate.get("details").get("state").asString()).isEqualTo(state);
+    // The gauge of the alert StockadeGateClosed follows the state the readiness check found.
+    assertThat(
+            Metrics.scrape(http.withToken(TestTokens.withRoles("metrics")))
+                .value("stockade_gate_open"))
+        .as("stockade_gate_open with the gate %s", state)
+        .hasValue(state.equals("OPEN") ? 1 : 0);
   }
 
   private static ResponseEntity<JsonNode> reserve(ApiClient http, String id, String sku) {
