@@ -22,9 +22,9 @@ import tools.jackson.databind.JavaType;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * One service's calls: sends a request, retries it after a 503 or 429 as the {@link RetryPolicy}
- * allows (the same bytes each time), reads a success into its type and turns a problem into a
- * {@link StockadeProblemException}.
+ * One service's calls: sends a request, retries it after a 503 or 429, or a send that got no
+ * answer, as the {@link RetryPolicy} allows (the same bytes each time), reads a success into its
+ * type and turns a problem into a {@link StockadeProblemException}.
  */
 final class ApiCalls {
 
@@ -75,18 +75,40 @@ final class ApiCalls {
     return this.<T>call(method, path, body, type(type));
   }
 
+  /** A success and its HTTP status. */
+  record Answered<T>(int status, T body) {}
+
   /**
    * @param body serialized as JSON once, and sent as it is at every attempt; null for none
    */
   <T> T call(String method, String path, Object body, JavaType type) {
+    return this.<T>answer(method, path, body, type).body();
+  }
+
+  /** As {@link #call(String, String, Object, JavaType)}, with the success's status. */
+  <T> Answered<T> answer(String method, String path, Object body, JavaType type) {
     URI uri = URI.create(base + path);
     byte[] json = body == null ? null : JSON.writeValueAsBytes(body);
     Duration waited = Duration.ZERO;
+    int failedSends = 0;
     for (int attempt = 1; ; attempt++) {
-      HttpResponse<byte[]> response = send(method, uri, json);
+      HttpResponse<byte[]> response;
+      try {
+        response = send(method, uri, json);
+      } catch (StockadeClientException noAnswer) {
+        Duration wait = settings.retries().afterFailedSend(++failedSends);
+        if (noAnswer.getCause() instanceof IOException
+            && settings.retries().allows(attempt, waited, wait)) {
+          settings.listener().retrying(method, uri, attempt, 0, null, wait);
+          pause(wait, noAnswer);
+          waited = waited.plus(wait);
+          continue;
+        }
+        throw noAnswer;
+      }
       int status = response.statusCode();
       if (status < 300) {
-        return read(response, type);
+        return new Answered<>(status, read(response, type));
       }
       StockadeProblemException problem =
           problem(response.request(), status, response.headers(), response.body());
@@ -137,7 +159,7 @@ final class ApiCalls {
     }
   }
 
-  private void pause(Duration wait, StockadeProblemException problem) {
+  private void pause(Duration wait, RuntimeException problem) {
     try {
       settings.pause().pause(wait);
     } catch (InterruptedException e) {

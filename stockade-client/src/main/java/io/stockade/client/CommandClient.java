@@ -3,6 +3,7 @@ package io.stockade.client;
 import static io.stockade.client.ApiCalls.encode;
 
 import java.net.URI;
+import java.time.Instant;
 import java.util.List;
 
 /**
@@ -84,11 +85,33 @@ public final class CommandClient {
 
   /**
    * {@code POST /api/reservations} ({@code client}): every line or none. {@code RESERVED} (201, or
-   * 200 for a retry), or {@code QUEUED} (202) in a sale's pre-queue.
+   * 200 for a retry: {@link ReservationOutcome#created()} tells them apart), or {@code QUEUED}
+   * (202) in a sale's pre-queue.
    */
   public ReservationOutcome reserve(ReservationRequest request) {
-    return calls.call("POST", "/api/reservations", request, ReservationOutcome.class);
+    ApiCalls.Answered<ReservationAnswer> answer =
+        calls.answer("POST", "/api/reservations", request, ApiCalls.type(ReservationAnswer.class));
+    ReservationAnswer body = answer.body();
+    return new ReservationOutcome(
+        body.reservationId(),
+        body.status(),
+        body.lines(),
+        body.expiresAt(),
+        body.opensAt(),
+        body.drawCommitment(),
+        answer.status() == 201);
   }
+
+  /**
+   * The body of {@code POST /api/reservations}'s answer; its status says whether it was created.
+   */
+  private record ReservationAnswer(
+      String reservationId,
+      String status,
+      List<ReservationLine> lines,
+      Instant expiresAt,
+      Instant opensAt,
+      String drawCommitment) {}
 
   /** {@code POST /api/reservations/{reservationId}/confirm} ({@code client}): every unit. */
   public Confirmation confirm(String reservationId) {

@@ -125,6 +125,87 @@ class RetriesTest {
   }
 
   @Test
+  void retriesASendThatGotNoAnswerAfterADoublingWait() {
+    int port = stub.getAddress().getPort();
+    stub.stop(0);
+    script.add(RESERVED);
+    List<String> told = new CopyOnWriteArrayList<>();
+    CommandClient client =
+        CommandClient.at(
+            URI.create("http://127.0.0.1:" + port),
+            ClientSettings.bearer("the-token")
+                .withRetries(new RetryPolicy(4, Duration.ofSeconds(30), Duration.ofSeconds(1)))
+                .withRetryListener(
+                    (method, uri, attempt, status, code, wait) ->
+                        told.add(attempt + " " + status + " " + code + " " + wait))
+                .withPause(
+                    wait -> {
+                      waits.add(wait);
+                      if (waits.size() == 2) {
+                        // The service is back, on the same port, before the third send.
+                        startOn(port);
+                      }
+                    }));
+
+    ReservationOutcome outcome = client.reserve(ORDER);
+
+    assertThat(outcome.status()).isEqualTo("RESERVED");
+    assertThat(outcome.created()).isTrue();
+    assertThat(waits).containsExactly(Duration.ofSeconds(1), Duration.ofSeconds(2));
+    assertThat(told).containsExactly("1 0 null PT1S", "2 0 null PT2S");
+    assertThat(received).hasSize(1);
+    assertThat(received.get(0).body()).contains("\"reservationId\":\"O-1\"");
+  }
+
+  @Test
+  void aSendThatGotNoAnswerIsThrownOnceTheAttemptsAreSpent() {
+    int port = stub.getAddress().getPort();
+    stub.stop(0);
+    CommandClient client =
+        CommandClient.at(
+            URI.create("http://127.0.0.1:" + port),
+            ClientSettings.bearer("the-token")
+                .withRetries(new RetryPolicy(3, Duration.ofSeconds(30)))
+                .withPause(waits::add));
+
+    assertThatThrownBy(() -> client.reserve(ORDER))
+        .isInstanceOf(StockadeClientException.class)
+        .hasCauseInstanceOf(IOException.class)
+        .extracting(e -> ((StockadeClientException) e).status())
+        .isEqualTo(-1);
+    assertThat(waits).containsExactly(Duration.ofSeconds(1), Duration.ofSeconds(2));
+    assertThatThrownBy(() -> client(RetryPolicy.NONE).reserve(ORDER))
+        .isInstanceOf(StockadeClientException.class);
+    assertThat(waits).hasSize(2);
+  }
+
+  @Test
+  void aRepeatAnswered200IsNotCreated() {
+    script.add(
+        new Scripted(
+            200,
+            null,
+            """
+            {"reservationId": "O-1", "status": "RESERVED", "lines": [{"skuId": "1001", "quantity": 2}],
+             "expiresAt": "2030-01-01T00:15:00Z", "created": true}"""));
+
+    ReservationOutcome outcome = client(RetryPolicy.NONE).reserve(ORDER);
+
+    assertThat(outcome.status()).isEqualTo("RESERVED");
+    assertThat(outcome.created()).as("told by the status, not by a member").isFalse();
+  }
+
+  private void startOn(int port) {
+    try {
+      stub = HttpServer.create(new InetSocketAddress("127.0.0.1", port), 0);
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+    stub.createContext("/", this::answer);
+    stub.start();
+  }
+
+  @Test
   void neverRetriesAnotherStatusEvenWithRetryAfter() {
     script.add(problem(409, "sale-not-open", "30", ", \"skuId\": \"1001\", \"lineIndex\": 0"));
 

@@ -93,7 +93,14 @@ class StockadeClientIntegrationTest {
     assertThat(reserved.queued()).isFalse();
     assertThat(reserved.lines()).containsExactly(new ReservationLine(sku, 2));
     assertThat(reserved.expiresAt()).isNotNull();
-    assertThat(client.reserve(order)).as("a retry with the same id").isEqualTo(reserved);
+    assertThat(reserved.created()).as("201: reserved by this request").isTrue();
+    ReservationOutcome repeated = client.reserve(order);
+    assertThat(repeated.created()).as("200: a retry with the same id").isFalse();
+    assertThat(repeated)
+        .as("a retry with the same id")
+        .usingRecursiveComparison()
+        .ignoringFields("created")
+        .isEqualTo(reserved);
 
     StockadeProblemException refused =
         problemOf(
