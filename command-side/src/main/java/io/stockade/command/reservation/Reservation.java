@@ -11,11 +11,9 @@ import io.stockade.api.reservation.ReservationAbandoned;
 import io.stockade.api.reservation.ReservationEvent;
 import io.stockade.api.reservation.ReservationExtended;
 import io.stockade.api.reservation.ReservationLine;
-import io.stockade.api.reservation.ReserveStockCommand;
 import io.stockade.api.reservation.StockConfirmed;
 import io.stockade.api.reservation.StockReleased;
 import io.stockade.api.reservation.StockReserved;
-import io.stockade.command.admission.AdmissionFence;
 import io.stockade.command.admission.AdmissionId;
 import io.stockade.command.reservation.InvalidConfirmationException.WrongLine;
 import java.time.Instant;
@@ -24,7 +22,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.axonframework.commandhandling.CommandHandler;
-import org.axonframework.deadline.DeadlineManager;
 import org.axonframework.deadline.annotation.DeadlineHandler;
 import org.axonframework.eventhandling.GenericEventMessage;
 import org.axonframework.eventsourcing.EventSourcingHandler;
@@ -68,34 +65,6 @@ class Reservation implements ReservationEvent.Fold {
   private List<ReservationLine> confirmedLines;
 
   Reservation() {}
-
-  /**
-   * What recording an admission means. The service itself stores new reservations without loading
-   * an aggregate ({@link StoringReservations}, which appends this same event and keeps the expiry
-   * in {@code reservation_expiry} instead of a deadline); this handler is its model, and what
-   * deadlines scheduled before that change expire.
-   */
-  @CommandHandler
-  Reservation(ReserveStockCommand command, DeadlineManager deadlines, AdmissionFence fence) {
-    // Refused once the gate that admitted it has been rebuilt: its counters are not the gate's.
-    fence.check(command.gateEpoch());
-    apply(reserved(command));
-    // After apply: the deadline's scope needs the identifier the event has just set. Persistent
-    // (db-scheduler): it survives restarts and fires on whichever instance polls first.
-    deadlines.schedule(command.expiresAt(), EXPIRY);
-  }
-
-  /** The event that begins a reservation's stream: also what {@link StoringReservations} stores. */
-  static StockReserved reserved(ReserveStockCommand command) {
-    return new StockReserved(
-        command.reservationId(),
-        command.userId(),
-        command.lines(),
-        command.reservedAt(),
-        command.expiresAt(),
-        command.admissionSequence(),
-        command.gateEpoch());
-  }
 
   @CommandHandler
   Reservation(AbandonReservationCommand command) {
@@ -271,7 +240,8 @@ class Reservation implements ReservationEvent.Fold {
 
   /**
    * Unpaid when its hold passed: released with reason EXPIRED, unless it ended before. (Deadlines
-   * scheduled by the handler above; the reservations stored since are expired by {@link
+   * that an earlier version scheduled when the aggregate itself recorded new reservations; the
+   * reservations stored since by {@link StoringReservations} are expired by {@link
    * ExpiringReservations}, the same way.) Ending a reservation does not cancel this deadline: a
    * cancel racing with the deadline's own run fails the whole unit of work in db-scheduler, while a
    * deadline that finds the reservation ended does nothing. (No parameters: Axon would take the

@@ -47,12 +47,14 @@ import org.springframework.transaction.TransactionStatus;
  * Stores new reservations: each one's {@code StockReserved}, the first event of its stream, and its
  * expiry's due time, many reservations to a transaction.
  *
- * <p>A new reservation's stream has nothing to load and nothing to lock: the event store's unique
- * (stream, sequence) key already lets only one first event in. So the event is appended as the
- * {@link Reservation} aggregate would have appended it (same aggregate type, stream, sequence 0,
- * payload, and metadata from the same correlation data providers, serialized by Axon's event
- * serializer into the columns Axon's JPA engine writes), without the aggregate. Confirm, release
- * and expiry load the aggregate from that stream as before.
+ * <p>This is the only way a reservation's first event is written: the {@link Reservation} aggregate
+ * has no handler that creates one. A new reservation's stream has nothing to load and nothing to
+ * lock: the event store's unique (stream, sequence) key already lets only one first event in, and
+ * the gate, not an aggregate, decided. So the event is appended as Axon appends an aggregate's
+ * first event (the aggregate's type, the stream, sequence 0, metadata from the same correlation
+ * data providers, serialized by Axon's event serializer into the columns Axon's JPA engine writes),
+ * in group commits that an aggregate per command could not make. Confirm, release and expiry load
+ * the aggregate from that stream.
  *
  * <p>Group commit: requests queue up while a transaction commits, and the next transaction takes
  * them all (up to a bound), with one fence check for them and one insert of their events; each
@@ -166,14 +168,26 @@ class StoringReservations {
     }
   }
 
-  /** The event's row, as Axon's JPA engine would write the event the aggregate applies. */
+  /** The event that begins a reservation's stream. */
+  static StockReserved reserved(ReserveStockCommand command) {
+    return new StockReserved(
+        command.reservationId(),
+        command.userId(),
+        command.lines(),
+        command.reservedAt(),
+        command.expiresAt(),
+        command.admissionSequence(),
+        command.gateEpoch());
+  }
+
+  /** The event's row, as Axon's JPA engine writes an aggregate's event. */
   private DomainEventEntry row(ReserveStockCommand command) {
     CommandMessage<ReserveStockCommand> message = GenericCommandMessage.asCommandMessage(command);
     Map<String, Object> metaData = new HashMap<>();
     for (CorrelationDataProvider provider : axon.correlationDataProviders()) {
       metaData.putAll(provider.correlationDataFor(message));
     }
-    StockReserved reserved = Reservation.reserved(command);
+    StockReserved reserved = reserved(command);
     return new DomainEventEntry(
         new GenericDomainEventMessage<>(
             AGGREGATE_TYPE,

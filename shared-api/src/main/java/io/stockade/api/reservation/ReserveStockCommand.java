@@ -2,11 +2,11 @@ package io.stockade.api.reservation;
 
 import java.time.Instant;
 import java.util.List;
-import org.axonframework.modelling.command.TargetAggregateIdentifier;
 
 /**
  * Records a reservation the admission gate has already admitted: the gate decided, the event store
- * records.
+ * records. The command side stores it in group commits without an aggregate (its {@code
+ * StoringReservations}); it is never sent on a command bus.
  *
  * @param lines merged lines, one per SKU, in the order the gate checked them
  * @param admissionSequence the gate's sequence number for this admission
@@ -24,11 +24,5 @@ public record ReserveStockCommand(
 
   public ReserveStockCommand {
     lines = List.copyOf(lines);
-  }
-
-  /** The stream this command is for, in its aggregate type's namespace. */
-  @TargetAggregateIdentifier
-  public String streamId() {
-    return ReservationEvent.streamId(reservationId);
   }
 }
