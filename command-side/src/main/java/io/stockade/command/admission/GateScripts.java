@@ -15,11 +15,11 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 
 /**
- * How the gate's operations reach Redis: its Lua scripts ({@code src/main/resources/lua}) read
- * once, each run in the session's epoch behind its partition's marker, plain reads in the same
- * session, and the replies read. Every way a call can find the gate closed (no session, a CLOSED
- * reply, a failed connection, a session ended meanwhile) is told apart here, once, so that no
- * operation can mistake one for a bug or a bug for an outage.
+ * How the gate's operations reach Redis: its Lua scripts ({@code src/main/lua}, assembled into
+ * {@code lua/} on the classpath) read once, each run in the session's epoch behind its partition's
+ * marker, plain reads in the same session, and the replies read. Every way a call can find the gate
+ * closed (no session, a CLOSED reply, a failed connection, a session ended meanwhile) is told apart
+ * here, once, so that no operation can mistake one for a bug or a bug for an outage.
  *
  * <p>Scripts run by SHA and are sent again when Redis has forgotten them (restart, failover, {@code
  * SCRIPT FLUSH}).

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
  */
 class GateScriptPreludeTest {
 
-  private static final Path SCRIPTS = Path.of("src/main/resources/lua");
+  private static final Path SCRIPTS = Path.of("src/main/lua");
 
   /** The scripts that run in a gate's epoch: all but the rate limits' and the rebuild's own. */
   private static final List<String> NOT_IN_AN_EPOCH =
