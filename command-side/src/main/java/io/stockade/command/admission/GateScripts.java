@@ -44,30 +44,6 @@ final class GateScripts {
     return (RedisScript) RedisScript.of(source(name), List.class);
   }
 
-  /** reserve.lua's line that declares the draw's memo, nil but in the draw's script. */
-  static final String NO_DRAW_MEMO = "local draw_memo = nil\n";
-
-  /**
-   * The draw's script: draw.lua's loop after reserve.lua's whole text as the function {@code
-   * reserve(KEYS, ARGV)}, so that the draw decides each reservation with reserve.lua's own code,
-   * which shares one memo among the reservations of a call (its {@code draw_memo}).
-   */
-  @SuppressWarnings({"unchecked", "rawtypes"})
-  static RedisScript<List<Object>> loadDraw() {
-    String reserve = source("reserve");
-    if (reserve.indexOf(NO_DRAW_MEMO) < 0
-        || reserve.indexOf(NO_DRAW_MEMO) != reserve.lastIndexOf(NO_DRAW_MEMO)) {
-      throw new IllegalStateException("reserve.lua must declare its draw_memo once");
-    }
-    return (RedisScript)
-        RedisScript.of(
-            "local memo = { types = {} }\nlocal function reserve(KEYS, ARGV)\n"
-                + reserve.replace(NO_DRAW_MEMO, "local draw_memo = memo\n")
-                + "\nend\n"
-                + source("draw"),
-            List.class);
-  }
-
   private static String source(String name) {
     try (InputStream in = new ClassPathResource("lua/" + name + ".lua").getInputStream()) {
       return new String(in.readAllBytes(), StandardCharsets.UTF_8);
