@@ -39,6 +39,7 @@
 
 --#include parts/epoch.lua
 --#include parts/admission.lua
+--#include parts/intent_lines.lua
 
 local target = ARGV[1]
 if target ~= 'CONFIRMED' and target ~= 'RELEASED' then
@@ -102,10 +103,7 @@ if intent[2] ~= ARGV[5] then
 end
 local user = intent[3]
 
-local lines = {}
-for sku, quantity in string.gmatch(intent[2], '(%S+) (%d+)') do
-  lines[#lines + 1] = { sku = sku, quantity = tonumber(quantity) }
-end
+local lines = intent_lines(intent[2])
 if #KEYS ~= 1 + 2 * #lines then
   return redis.error_reply('ERR_ARGUMENT expected 1 + 2 keys per line')
 end
@@ -129,21 +127,9 @@ else
     sold[i] = target == 'CONFIRMED' and line.quantity or 0
   end
 end
-for i, line in ipairs(lines) do
-  local counters = KEYS[2 * i]
-  local holders = KEYS[2 * i + 1]
-  if redis.call('TYPE', counters)['ok'] ~= 'hash' then
-    return redis.error_reply('ERR_TYPE ' .. counters)
-  end
-  local holders_kind = redis.call('TYPE', holders)['ok']
-  if holders_kind ~= 'hash' and holders_kind ~= 'none' then
-    return redis.error_reply('ERR_TYPE ' .. holders)
-  end
-  local reserved = tonumber(redis.call('HGET', counters, 'reserved') or '0')
-  if reserved < line.quantity then
-    -- The counters do not hold what the intent says: a gate to rebuild, not to patch.
-    return redis.error_reply('ERR_STATE ' .. counters .. ' reserved ' .. reserved)
-  end
+local unreserved = reserved_error(lines, 0)
+if unreserved then
+  return unreserved
 end
 
 for i, line in ipairs(lines) do

@@ -34,6 +34,7 @@
 
 --#include parts/epoch.lua
 --#include parts/admission.lua
+--#include parts/intent_lines.lua
 
 local sequence = ARGV[1]
 local admission_epoch = ARGV[2]
@@ -75,27 +76,13 @@ if intent[2] ~= ARGV[3] then
   return { 5 }
 end
 local user = intent[3]
-local lines = {}
-for sku, quantity in string.gmatch(intent[2], '(%S+) (%d+)') do
-  lines[#lines + 1] = { sku = sku, quantity = tonumber(quantity) }
-end
+local lines = intent_lines(intent[2])
 if #KEYS ~= 3 + 2 * #lines then
   return redis.error_reply('ERR_ARGUMENT expected 3 + 2 keys per line')
 end
-for i, line in ipairs(lines) do
-  local counters = KEYS[2 + 2 * i]
-  local holders = KEYS[3 + 2 * i]
-  if redis.call('TYPE', counters)['ok'] ~= 'hash' then
-    return redis.error_reply('ERR_TYPE ' .. counters)
-  end
-  local holders_kind = redis.call('TYPE', holders)['ok']
-  if holders_kind ~= 'hash' and holders_kind ~= 'none' then
-    return redis.error_reply('ERR_TYPE ' .. holders)
-  end
-  local reserved = tonumber(redis.call('HGET', counters, 'reserved') or '0')
-  if reserved < line.quantity then
-    return redis.error_reply('ERR_STATE ' .. counters .. ' reserved ' .. reserved)
-  end
+local unreserved = reserved_error(lines, 2)
+if unreserved then
+  return unreserved
 end
 
 if tonumber(intent[5] or '1') > 1 then
