@@ -4,7 +4,6 @@ import io.stockade.api.draw.ReservationDrawn;
 import io.stockade.api.reservation.ReserveStockCommand;
 import io.stockade.command.admission.Admission;
 import io.stockade.command.admission.AdmissionDecision;
-import io.stockade.command.admission.AdmissionGate;
 import io.stockade.command.admission.AdmissionId;
 import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
@@ -13,14 +12,15 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A decision of the draw: its outcome, the refused line's SKU and the refusal as the gate answers
- * its repeat; for an admission to store, its storing and what marks it recorded in the gate.
+ * its repeat; for an admission to store, its storing and the admission to mark recorded in the gate
+ * once stored.
  */
 record DrawOutcome(
     String outcome,
     String skuId,
     String refusal,
     CompletableFuture<Boolean> stored,
-    Runnable recorded) {
+    AdmissionId admission) {
 
   static DrawOutcome refused(String outcome, String skuId, String refusal) {
     return new DrawOutcome(outcome, skuId, refusal, null, null);
@@ -35,22 +35,16 @@ record DrawOutcome(
   static final class Reading implements AdmissionDecision.Cases<DrawOutcome> {
 
     private final Admission admission;
-    private final AdmissionGate gate;
     private final StoringReservations storing;
 
-    Reading(Admission admission, AdmissionGate gate, StoringReservations storing) {
+    Reading(Admission admission, StoringReservations storing) {
       this.admission = admission;
-      this.gate = gate;
       this.storing = storing;
     }
 
     private DrawOutcome admittedAs(AdmissionId id, Instant admittedAt, Instant expiresAt) {
       return new DrawOutcome(
-          ReservationDrawn.ADMITTED,
-          null,
-          null,
-          store(id, admittedAt, expiresAt),
-          () -> gate.recorded(admission.reservationId(), id, admission.lines()));
+          ReservationDrawn.ADMITTED, null, null, store(id, admittedAt, expiresAt), id);
     }
 
     @Override

@@ -226,13 +226,15 @@ class Drawing {
     afterGateDecided.run();
     for (int i = 0; i < decisions.size(); i++) {
       DrawOutcome outcome =
-          decisions.get(i).accept(new DrawOutcome.Reading(admissions.get(i), gate, storing));
+          decisions.get(i).accept(new DrawOutcome.Reading(admissions.get(i), storing));
       if (outcome == null) {
         break;
       }
       if (outcome.stored() != null) {
         stored.add(outcome.stored());
-        recordedInGate.add(outcome.recorded());
+        Admission admission = admissions.get(i);
+        recordedInGate.add(
+            () -> gate.recorded(admission.reservationId(), outcome.admission(), admission.lines()));
       }
       decided.add(
           new Drawn(
