@@ -19,14 +19,17 @@ import java.util.List;
  */
 final class ReservationChanges implements ReservationEvent.Fold {
 
-  /** Where the change of an event goes: {@link ReservationRows}, or a replay's fold of them. */
+  /**
+   * Where the change of an event goes: {@link ReservationRows}, or a replay's {@link
+   * ReservationFold}.
+   */
   interface Target {
 
     /** Creates the row of a reservation, unless it exists. */
     void create(
         String reservationId,
         String userId,
-        ReservationRows.Status status,
+        ReservationRow.Status status,
         List<ReservationLine> lines,
         Instant createdAt,
         Instant expiresAt,
@@ -101,7 +104,7 @@ final class ReservationChanges implements ReservationEvent.Fold {
     target.create(
         event.reservationId(),
         event.userId(),
-        ReservationRows.Status.RESERVED,
+        ReservationRow.Status.RESERVED,
         event.lines(),
         event.reservedAt(),
         event.expiresAt(),
@@ -116,7 +119,7 @@ final class ReservationChanges implements ReservationEvent.Fold {
     target.create(
         event.reservationId(),
         event.userId(),
-        ReservationRows.Status.ABANDONED,
+        ReservationRow.Status.ABANDONED,
         event.lines(),
         event.abandonedAt(),
         null,

@@ -28,9 +28,11 @@ class ReservationProjection {
   static final String PROCESSING_GROUP = "reservation-projection";
 
   private final ReservationRows rows;
+  private final ReservationViews views;
 
-  ReservationProjection(ReservationRows rows) {
+  ReservationProjection(ReservationRows rows, ReservationViews views) {
     this.rows = rows;
+    this.views = views;
   }
 
   @EventHandler
@@ -57,6 +59,6 @@ class ReservationProjection {
 
   @QueryHandler
   Optional<ReservationView> handle(FindReservationQuery query) {
-    return rows.find(query.reservationId());
+    return views.find(query.reservationId());
   }
 }

@@ -11,20 +11,34 @@ import java.util.concurrent.Executor;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
 
 /**
  * The reservation read model rebuilt in bulk by a replay: the change of each event that {@link
  * ReservationProjection} applies one by one ({@link ReservationChanges}), folded into {@link
- * ReservationRows.Fold}.
+ * ReservationFold}.
  */
 @Component
 class ReservationReplayFold implements ReadModelFold {
 
   private final ReservationRows rows;
+  private final ReservationTables tables;
+  private final int window;
 
-  ReservationReplayFold(ReservationRows rows) {
+  ReservationReplayFold(
+      ReservationRows rows,
+      JdbcTemplate jdbc,
+      @Value("${stockade.replay.reservation-window:" + ReservationFold.FOLD_WINDOW + "}")
+          int window) {
+    if (window < 1) {
+      throw new IllegalArgumentException(
+          "stockade.replay.reservation-window must be at least 1, not " + window);
+    }
     this.rows = rows;
+    this.tables = new ReservationTables(jdbc);
+    this.window = window;
   }
 
   @Override
@@ -51,7 +65,7 @@ class ReservationReplayFold implements ReadModelFold {
 
   @Override
   public Writer start(Executor writes, String suffix) {
-    ReservationRows.Fold fold = rows.into(suffix).fold(writes);
+    ReservationFold fold = new ReservationFold(tables.into(suffix), window, writes);
     return writer(fold, fold::flush);
   }
 

@@ -55,12 +55,12 @@ class StockAuditController {
   /** Added to each number by one event (negative: taken away). */
   record Change(long total, long available, long reserved, long sold) {}
 
-  private final StockLevels stockLevels;
+  private final StockLedger stockLedger;
   private final EventStore eventStore;
   private final Clock clock;
 
-  StockAuditController(StockLevels stockLevels, EventStore eventStore) {
-    this.stockLevels = stockLevels;
+  StockAuditController(StockLedger stockLedger, EventStore eventStore) {
+    this.stockLedger = stockLedger;
     this.eventStore = eventStore;
     this.clock = Clock.systemUTC();
   }
@@ -74,7 +74,7 @@ class StockAuditController {
       @RequestParam(defaultValue = "0") @Min(0) @Max(1_000_000) int page,
       @RequestParam(defaultValue = "50") @Min(1) @Max(500) int size) {
     Instant instant = at == null ? clock.instant() : instant(at);
-    if (!stockLevels.registered(skuId)) {
+    if (!stockLedger.registered(skuId)) {
       throw new ProblemException(
           HttpStatus.NOT_FOUND,
           QueryProblems.UNKNOWN_SKU,
@@ -82,10 +82,10 @@ class StockAuditController {
           "SKU " + skuId + " is not in the read model.",
           Map.of("skuId", skuId));
     }
-    StockLevels.AsOf asOf = stockLevels.asOf(skuId, instant);
-    StockLevels.Settings settings = settingsAsOf(skuId, instant);
-    StockLevels.Settings.Window window = settings.window();
-    StockLevels.Settings.Pause pause = settings.pause();
+    StockLedger.AsOf asOf = stockLedger.asOf(skuId, instant);
+    StockChanges.Settings settings = settingsAsOf(skuId, instant);
+    StockChanges.Settings.Window window = settings.window();
+    StockChanges.Settings.Pause pause = settings.pause();
     SaleStatus sale =
         SaleStatus.at(
             instant,
@@ -95,7 +95,7 @@ class StockAuditController {
             pause != null && pause.paused(),
             pause == null ? null : pause.reason());
     List<LedgerEntry> ledger =
-        stockLevels.ledger(skuId, instant, page, size).stream()
+        stockLedger.ledger(skuId, instant, page, size).stream()
             .map(
                 entry ->
                     new LedgerEntry(
@@ -129,8 +129,8 @@ class StockAuditController {
    * folds them ({@link StockChanges}): its stream is short (registration, sale changes,
    * replenishments and adjustments), read from the event store.
    */
-  private StockLevels.Settings settingsAsOf(String skuId, Instant at) {
-    StockLevels.Settings[] settings = {StockLevels.Settings.NONE};
+  private StockChanges.Settings settingsAsOf(String skuId, Instant at) {
+    StockChanges.Settings[] settings = {StockChanges.Settings.NONE};
     StockChanges.Target fold = (change, set) -> settings[0] = settings[0].then(set);
     eventStore
         .readEvents(SkuEvent.streamId(skuId), 0)
@@ -152,7 +152,7 @@ class StockAuditController {
           "at must be an ISO-8601 instant in UTC, such as 2026-11-30T10:00:00Z",
           "must be an ISO-8601 UTC instant");
     }
-    if (!StockLevels.holds(instant)) {
+    if (!StockLedger.holds(instant)) {
       // Compared with the ledger's times, such an instant matches no entry: all zeros.
       throw invalidAt(
           "at must be an instant from the year 1000 to the year 9999 (UTC)",

@@ -17,7 +17,7 @@ import org.springframework.stereotype.Component;
 /**
  * Stock per SKU, from the event stream, in a pooled streaming processor with several segments; its
  * token commits in the same transaction as the rows it changes. Each change is recorded once in the
- * SKU's ledger and added to the SKU's row only then ({@link StockLevels}), so a redelivered event
+ * SKU's ledger and added to the SKU's row only then ({@link StockRows}), so a redelivered event
  * counts once, and events of different aggregates may apply in any order. The ledger reads each
  * event's global index from the event store: the token an event comes with may name a later one.
  */
@@ -27,26 +27,28 @@ class StockProjection {
 
   static final String PROCESSING_GROUP = "stock-projection";
 
+  private final StockRows stockRows;
   private final StockLevels stockLevels;
 
-  StockProjection(StockLevels stockLevels) {
+  StockProjection(StockRows stockRows, StockLevels stockLevels) {
+    this.stockRows = stockRows;
     this.stockLevels = stockLevels;
   }
 
   @EventHandler
   void on(SkuEvent event, EventMessage<?> message) {
-    StockChanges.apply(event, message.getIdentifier(), message.getTimestamp(), stockLevels);
+    StockChanges.apply(event, message.getIdentifier(), message.getTimestamp(), stockRows);
   }
 
   @EventHandler
   void on(ReservationEvent event, EventMessage<?> message) {
-    StockChanges.apply(event, message.getIdentifier(), message.getTimestamp(), stockLevels);
+    StockChanges.apply(event, message.getIdentifier(), message.getTimestamp(), stockRows);
   }
 
   /** A replay starts from nothing. */
   @ResetHandler
   void reset() {
-    stockLevels.clear();
+    stockRows.clear();
   }
 
   @QueryHandler

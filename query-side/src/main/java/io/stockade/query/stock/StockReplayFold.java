@@ -6,20 +6,23 @@ import io.stockade.query.replay.ReadModelFold;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executor;
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
 
 /**
  * The stock read model rebuilt in bulk by a replay: the changes of each event that {@link
- * StockProjection} applies one by one ({@link StockChanges}), folded into {@link StockLevels.Fold}.
- * A ledger entry's global index is the event's own.
+ * StockProjection} applies one by one ({@link StockChanges}), folded into {@link StockFold}. A
+ * ledger entry's global index is the event's own.
  */
 @Component
 class StockReplayFold implements ReadModelFold {
 
-  private final StockLevels stockLevels;
+  private final StockRows stockRows;
+  private final StockTables tables;
 
-  StockReplayFold(StockLevels stockLevels) {
-    this.stockLevels = stockLevels;
+  StockReplayFold(StockRows stockRows, JdbcTemplate jdbc) {
+    this.stockRows = stockRows;
+    this.tables = new StockTables(jdbc);
   }
 
   @Override
@@ -39,7 +42,7 @@ class StockReplayFold implements ReadModelFold {
 
   @Override
   public Writer start(Executor writes, String suffix) {
-    StockLevels.Fold fold = stockLevels.into(suffix).fold(writes);
+    StockFold fold = new StockFold(tables.into(suffix), writes);
     return new Writer() {
 
       /** The global index of the event whose changes are being applied. */
@@ -48,7 +51,7 @@ class StockReplayFold implements ReadModelFold {
       private final StockChanges.Target target =
           new StockChanges.Target() {
             @Override
-            public void apply(StockLevels.Change change, StockLevels.Settings settings) {
+            public void apply(StockChanges.Change change, StockChanges.Settings settings) {
               fold.apply(change, settings, globalIndex);
             }
           };
@@ -68,11 +71,11 @@ class StockReplayFold implements ReadModelFold {
 
   @Override
   public Writer follow(String suffix) {
-    StockLevels levels = stockLevels.into(suffix);
+    StockRows rows = stockRows.into(suffix);
     return new Writer() {
       @Override
       public void accept(StoredEvent event) {
-        StockChanges.apply(event.payload(), event.eventIdentifier(), event.instant(), levels);
+        StockChanges.apply(event.payload(), event.eventIdentifier(), event.instant(), rows);
       }
 
       @Override

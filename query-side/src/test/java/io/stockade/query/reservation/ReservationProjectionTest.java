@@ -26,7 +26,8 @@ class ReservationProjectionTest {
   private static final List<ReservationLine> LINES = List.of(new ReservationLine("a", 2));
 
   private final ReservationRows rows = mock(ReservationRows.class);
-  private final ReservationProjection projection = new ReservationProjection(rows);
+  private final ReservationProjection projection =
+      new ReservationProjection(rows, mock(ReservationViews.class));
 
   @Test
   void aReservationCreatesAReservedRowThatExpires() {
@@ -36,7 +37,7 @@ class ReservationProjectionTest {
         .create(
             "O-1",
             "u-1",
-            ReservationRows.Status.RESERVED,
+            ReservationRow.Status.RESERVED,
             LINES,
             AT,
             AT.plusSeconds(900),
@@ -55,7 +56,7 @@ class ReservationProjectionTest {
         .create(
             "O-2",
             "u-1",
-            ReservationRows.Status.ABANDONED,
+            ReservationRow.Status.ABANDONED,
             LINES,
             AT,
             null,

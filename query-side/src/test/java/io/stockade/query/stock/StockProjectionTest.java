@@ -31,8 +31,8 @@ class StockProjectionTest {
 
   private static final Instant AT = Instant.parse("2026-11-30T10:00:00Z");
 
-  private final StockLevels levels = mock(StockLevels.class);
-  private final StockProjection projection = new StockProjection(levels);
+  private final StockRows rows = mock(StockRows.class);
+  private final StockProjection projection = new StockProjection(rows, mock(StockLevels.class));
 
   @Test
   void aRegistrationAddsItsInitialStockAndLimit() {
@@ -40,17 +40,17 @@ class StockProjectionTest {
 
     projection.on(event, message("sku-1", event));
 
-    ArgumentCaptor<StockLevels.Change> change = ArgumentCaptor.forClass(StockLevels.Change.class);
-    verify(levels).apply(change.capture(), eq(StockLevels.Settings.registration(2)));
+    ArgumentCaptor<StockChanges.Change> change = ArgumentCaptor.forClass(StockChanges.Change.class);
+    verify(rows).apply(change.capture(), eq(StockChanges.Settings.registration(2)));
     assertThat(change.getValue())
-        .returns("sku-1", StockLevels.Change::skuId)
-        .returns(AT, StockLevels.Change::occurredAt)
-        .returns("SkuRegistered", StockLevels.Change::eventType)
-        .returns("sku-1", StockLevels.Change::reference)
-        .returns(500L, StockLevels.Change::total)
-        .returns(0L, StockLevels.Change::reserved)
-        .returns(0L, StockLevels.Change::sold);
-    verifyNoMoreInteractions(levels);
+        .returns("sku-1", StockChanges.Change::skuId)
+        .returns(AT, StockChanges.Change::occurredAt)
+        .returns("SkuRegistered", StockChanges.Change::eventType)
+        .returns("sku-1", StockChanges.Change::reference)
+        .returns(500L, StockChanges.Change::total)
+        .returns(0L, StockChanges.Change::reserved)
+        .returns(0L, StockChanges.Change::sold);
+    verifyNoMoreInteractions(rows);
   }
 
   @Test
@@ -60,10 +60,10 @@ class StockProjectionTest {
     projection.on(event, message("sku-1", event));
 
     assertThat(single())
-        .returns("R-9", StockLevels.Change::reference)
-        .returns(40L, StockLevels.Change::total)
-        .returns(0L, StockLevels.Change::reserved)
-        .returns(0L, StockLevels.Change::sold);
+        .returns("R-9", StockChanges.Change::reference)
+        .returns(40L, StockChanges.Change::total)
+        .returns(0L, StockChanges.Change::reserved)
+        .returns(0L, StockChanges.Change::sold);
   }
 
   @Test
@@ -81,15 +81,15 @@ class StockProjectionTest {
 
     projection.on(event, message);
 
-    List<StockLevels.Change> changes = all(2);
+    List<StockChanges.Change> changes = all(2);
     assertThat(changes)
         .extracting(
-            StockLevels.Change::skuId,
-            StockLevels.Change::reserved,
-            StockLevels.Change::total,
-            StockLevels.Change::sold,
-            StockLevels.Change::reference,
-            StockLevels.Change::eventId)
+            StockChanges.Change::skuId,
+            StockChanges.Change::reserved,
+            StockChanges.Change::total,
+            StockChanges.Change::sold,
+            StockChanges.Change::reference,
+            StockChanges.Change::eventId)
         .containsExactly(
             tuple("a", 2L, 0L, 0L, "O-1", message.getIdentifier()),
             tuple("b", 1L, 0L, 0L, "O-1", message.getIdentifier()));
@@ -103,10 +103,10 @@ class StockProjectionTest {
     projection.on(event, message("O-1", event));
 
     assertThat(single())
-        .returns(-3L, StockLevels.Change::reserved)
-        .returns(3L, StockLevels.Change::sold)
-        .returns(0L, StockLevels.Change::total)
-        .returns("StockConfirmed", StockLevels.Change::eventType);
+        .returns(-3L, StockChanges.Change::reserved)
+        .returns(3L, StockChanges.Change::sold)
+        .returns(0L, StockChanges.Change::total)
+        .returns("StockConfirmed", StockChanges.Change::eventType);
   }
 
   @Test
@@ -117,25 +117,25 @@ class StockProjectionTest {
     projection.on(event, message("O-1", event));
 
     assertThat(single())
-        .returns(-3L, StockLevels.Change::reserved)
-        .returns(0L, StockLevels.Change::sold)
-        .returns(0L, StockLevels.Change::total);
+        .returns(-3L, StockChanges.Change::reserved)
+        .returns(0L, StockChanges.Change::sold)
+        .returns(0L, StockChanges.Change::total);
   }
 
   @Test
   void aResetEmptiesTheReadModel() {
     projection.reset();
 
-    verify(levels).clear();
+    verify(rows).clear();
   }
 
-  private StockLevels.Change single() {
+  private StockChanges.Change single() {
     return all(1).get(0);
   }
 
-  private List<StockLevels.Change> all(int count) {
-    ArgumentCaptor<StockLevels.Change> change = ArgumentCaptor.forClass(StockLevels.Change.class);
-    verify(levels, times(count)).apply(change.capture(), eq(StockLevels.Settings.NONE));
+  private List<StockChanges.Change> all(int count) {
+    ArgumentCaptor<StockChanges.Change> change = ArgumentCaptor.forClass(StockChanges.Change.class);
+    verify(rows, times(count)).apply(change.capture(), eq(StockChanges.Settings.NONE));
     return change.getAllValues();
   }
 

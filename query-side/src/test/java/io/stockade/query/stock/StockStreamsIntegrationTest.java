@@ -184,24 +184,33 @@ class StockStreamsIntegrationTest {
   }
 
   private void register(String sku, long units) {
-    levels.apply(
-        new StockLevels.Change(
-            sku, UUID.randomUUID().toString(), Instant.now(), "SkuRegistered", sku, units, 0, 0),
-        StockLevels.Settings.registration(null));
+    new StockRows(jdbc)
+        .apply(
+            new StockChanges.Change(
+                sku,
+                UUID.randomUUID().toString(),
+                Instant.now(),
+                "SkuRegistered",
+                sku,
+                units,
+                0,
+                0),
+            StockChanges.Settings.registration(null));
   }
 
   private void reserve(String sku, long units) {
-    levels.apply(
-        new StockLevels.Change(
-            sku,
-            UUID.randomUUID().toString(),
-            Instant.now(),
-            "StockReserved",
-            "O-" + run,
-            0,
-            units,
-            0),
-        StockLevels.Settings.NONE);
+    new StockRows(jdbc)
+        .apply(
+            new StockChanges.Change(
+                sku,
+                UUID.randomUUID().toString(),
+                Instant.now(),
+                "StockReserved",
+                "O-" + run,
+                0,
+                units,
+                0),
+            StockChanges.Settings.NONE);
   }
 
   /** An emitter that keeps what it is sent, and leaves as the container ends a stream. */
