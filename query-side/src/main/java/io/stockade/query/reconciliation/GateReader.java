@@ -1,7 +1,9 @@
 package io.stockade.query.reconciliation;
 
-import io.stockade.query.reconciliation.GateKeyNames.GateKey;
-import io.stockade.query.reconciliation.GateKeyNames.Kind;
+import io.stockade.gatekeys.GateKey;
+import io.stockade.gatekeys.GateKey.Kind;
+import io.stockade.gatekeys.GateKeyspace;
+import io.stockade.gatekeys.PartitionKeys;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.BitSet;
@@ -32,9 +34,9 @@ import org.springframework.stereotype.Component;
 
 /**
  * Reads the admission gate's state from Redis, read-only: every partition's marker, the pending
- * admissions, every intent record and every SKU's counters (see {@link GateKeyNames}). Not one
- * atomic snapshot (the gate keeps working while it is read): the reconciliation treats what changes
- * between the reads as work in flight.
+ * admissions, every intent record and every SKU's counters (named by {@link PartitionKeys}). Not
+ * one atomic snapshot (the gate keeps working while it is read): the reconciliation treats what
+ * changes between the reads as work in flight.
  *
  * <p>On one Redis, one SCAN finds the keys. On a Redis Cluster, where a SCAN only walks the keys of
  * the node it is sent to, every master that serves slots is scanned in turn ({@link
@@ -153,8 +155,8 @@ class GateReader {
     for (Kind kind : Kind.values()) {
       keys.put(kind, new ArrayList<>());
     }
-    for (String name : scan(GateKeyNames.PARTITION_KEYS_PATTERN)) {
-      GateKey key = GateKeyNames.parse(name);
+    for (String name : scan(GateKeyspace.PARTITION_KEYS_PATTERN)) {
+      GateKey key = GateKey.parse(name);
       if (key != null) {
         keys.get(key.kind()).add(name);
       }
@@ -199,33 +201,30 @@ class GateReader {
       return null;
     }
     Map<String, Long> pending =
-        pending(tags.stream().map(tag -> GateKeyNames.name(Kind.PENDING, tag, null)).toList());
+        pending(tags.stream().map(tag -> PartitionKeys.of(tag).pending()).toList());
     Set<String> intentKeys = new LinkedHashSet<>();
     for (String member : pending.keySet()) {
-      GateKey key = GateKeyNames.parse(member);
+      GateKey key = GateKey.parse(member);
       if (key != null && key.kind() == Kind.INTENT) {
         intentKeys.add(member);
       }
     }
     for (String reservationId : reservationIds) {
-      tags.forEach(tag -> intentKeys.add(GateKeyNames.name(Kind.INTENT, tag, reservationId)));
+      tags.forEach(tag -> intentKeys.add(PartitionKeys.of(tag).intent(reservationId)));
     }
     List<Intent> intents = intents(List.copyOf(intentKeys), pending);
     List<PendingAdjustment> adjustments =
         pendingAdjustments(
-            tags.stream()
-                .map(tag -> GateKeyNames.name(Kind.ADJUSTMENTS_PENDING, tag, null))
-                .toList());
+            tags.stream().map(tag -> PartitionKeys.of(tag).adjustmentsPending()).toList());
     // A SKU's counters stay in the partitions they were placed in; one whose counters vanished is
     // still looked for there (its numbers then read as zero, and the check sees the difference).
     Map<String, Set<String>> counterTags = new HashMap<>();
     layout.counterTags().forEach((sku, in) -> counterTags.put(sku, new TreeSet<>(in)));
     Set<String> counterKeys = new LinkedHashSet<>();
     counterTags.forEach(
-        (sku, in) ->
-            in.forEach(tag -> counterKeys.add(GateKeyNames.name(Kind.COUNTERS, tag, sku))));
+        (sku, in) -> in.forEach(tag -> counterKeys.add(PartitionKeys.of(tag).counters(sku))));
     for (String skuId : skuIds) {
-      tags.forEach(tag -> counterKeys.add(GateKeyNames.name(Kind.COUNTERS, tag, skuId)));
+      tags.forEach(tag -> counterKeys.add(PartitionKeys.of(tag).counters(skuId)));
     }
     Map<String, Numbers> skus = counters(List.copyOf(counterKeys), counterTags);
     return new Snapshot(
@@ -311,8 +310,8 @@ class GateReader {
    */
   Map<String, Map<String, String>> markers() {
     List<String> names = new ArrayList<>();
-    for (String name : scan(GateKeyNames.MARKER_KEYS_PATTERN)) {
-      GateKey key = GateKeyNames.parse(name);
+    for (String name : scan(GateKeyspace.MARKERS_PATTERN)) {
+      GateKey key = GateKey.parse(name);
       if (key != null && key.kind() == Kind.MARKER) {
         names.add(name);
       }
@@ -329,7 +328,7 @@ class GateReader {
   }
 
   private static List<String> markerNames(Collection<String> tags) {
-    return tags.stream().map(tag -> GateKeyNames.name(Kind.MARKER, tag, null)).toList();
+    return tags.stream().map(tag -> PartitionKeys.of(tag).marker()).toList();
   }
 
   /** Each partition's marker, by the partition's tag; a partition without one is left out. */
@@ -348,7 +347,7 @@ class GateReader {
       for (int i = 0; i < batch.size(); i++) {
         Map<String, String> marker = textMap(hashes.get(i));
         if (!marker.isEmpty()) {
-          markers.put(GateKeyNames.parse(batch.get(i)).tag(), marker);
+          markers.put(GateKey.parse(batch.get(i)).tag(), marker);
         }
       }
     }
@@ -426,7 +425,7 @@ class GateReader {
                         String skuId = member.substring(0, space);
                         listed.add(
                             new Listed(
-                                GateKeyNames.adjustments(GateKeyNames.parse(key).tag(), skuId),
+                                PartitionKeys.of(GateKey.parse(key).tag()).adjustments(skuId),
                                 skuId,
                                 member.substring(space + 1),
                                 age));
@@ -510,7 +509,7 @@ class GateReader {
           continue;
         }
         String name = batch.get(i);
-        GateKey key = GateKeyNames.parse(name);
+        GateKey key = GateKey.parse(name);
         String confirmed = text(values.get(2));
         parts
             .computeIfAbsent(key.id(), id -> new ArrayList<>())
@@ -566,7 +565,7 @@ class GateReader {
         } catch (NumberFormatException notCounters) {
           continue;
         }
-        GateKey key = GateKeyNames.parse(batch.get(i));
+        GateKey key = GateKey.parse(batch.get(i));
         skus.merge(
             key.id(),
             new Numbers(available + reserved + sold, available, reserved, sold),
