@@ -1,14 +1,6 @@
 package io.stockade.localinfra;
 
-import io.lettuce.core.ClientOptions;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisException;
-import io.lettuce.core.RedisURI;
-import io.lettuce.core.SocketOptions;
-import io.lettuce.core.TimeoutOptions;
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
-import io.lettuce.core.cluster.SlotHash;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -19,17 +11,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -52,7 +40,7 @@ public final class EmbeddedRedisCluster implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(EmbeddedRedisCluster.class);
 
   static final int SLOTS = 16384;
-  private static final String HOST = "127.0.0.1";
+  private static final String HOST = ClusterAdmin.HOST;
 
   // Redis listens for the cluster bus on the client port + 10000 (Redis 6.2, the bundled binary,
   // cannot be told otherwise). Client ports 10000-22767 keep both ports below 32768, where Linux
@@ -66,19 +54,13 @@ public final class EmbeddedRedisCluster implements AutoCloseable {
   // instead of hanging it.
   private static final int START_ATTEMPTS = 5;
   private static final Duration NODE_START_TIMEOUT = Duration.ofSeconds(30);
-  private static final Duration CLUSTER_OK_TIMEOUT = Duration.ofSeconds(30);
-  private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(10);
-  private static final Duration STOP_TIMEOUT = Duration.ofSeconds(10);
-  private static final long POLL_MILLIS = 100;
-
-  private static final Set<String> TROUBLE_FLAGS = Set.of("fail?", "fail", "handshake", "noaddr");
 
   private static Path bundledBinary;
 
   private final Path binary;
   // Copied on write: the shutdown hook reads it while a start may still be adding nodes.
-  private final List<Node> nodes = new CopyOnWriteArrayList<>();
-  private final RedisClient admin;
+  private final List<ClusterNode> nodes = new CopyOnWriteArrayList<>();
+  private final ClusterAdmin admin;
   private final Thread killOnExit;
 
   // Guards launching against closing, not the other operations: close() must never wait for a
@@ -88,16 +70,7 @@ public final class EmbeddedRedisCluster implements AutoCloseable {
 
   private EmbeddedRedisCluster(Path binary) {
     this.binary = binary;
-    this.admin = RedisClient.create();
-    // No reconnecting and no queueing: a command to a node that is down must fail at once, so
-    // that the waits below poll instead of piling up commands.
-    admin.setOptions(
-        ClientOptions.builder()
-            .autoReconnect(false)
-            .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-            .socketOptions(SocketOptions.builder().connectTimeout(Duration.ofSeconds(2)).build())
-            .timeoutOptions(TimeoutOptions.enabled(COMMAND_TIMEOUT))
-            .build());
+    this.admin = new ClusterAdmin(nodes);
     // Without it, a test run that dies leaves redis-server processes behind.
     this.killOnExit = new Thread(this::killAll, "embedded-redis-cluster-killer");
     Runtime.getRuntime().addShutdownHook(killOnExit);
@@ -131,8 +104,8 @@ public final class EmbeddedRedisCluster implements AutoCloseable {
         cluster.launchOnFreePort(i, folders.get(i), first, last);
         first = last + 1;
       }
-      cluster.form();
-      cluster.awaitClusterOk();
+      cluster.admin.form();
+      cluster.admin.awaitClusterOk();
     } catch (RuntimeException | Error e) {
       cluster.close();
       throw e;
@@ -193,7 +166,7 @@ public final class EmbeddedRedisCluster implements AutoCloseable {
 
   /** The masters' client ports, in the order of their slot ranges. */
   public List<Integer> ports() {
-    return nodes.stream().map(Node::port).toList();
+    return nodes.stream().map(ClusterNode::port).toList();
   }
 
   /**
@@ -212,11 +185,7 @@ public final class EmbeddedRedisCluster implements AutoCloseable {
     if (slot < 0 || slot >= SLOTS) {
       throw new IllegalArgumentException("No slot " + slot + ": slots are 0 to " + (SLOTS - 1));
     }
-    return nodes.stream()
-        .filter(node -> node.firstSlot() <= slot && slot <= node.lastSlot())
-        .findFirst()
-        .orElseThrow()
-        .port();
+    return nodes.stream().filter(node -> node.serves(slot)).findFirst().orElseThrow().port();
   }
 
   /**
@@ -233,12 +202,12 @@ public final class EmbeddedRedisCluster implements AutoCloseable {
       throw new IllegalArgumentException(
           "No node " + nodeIndex + ": nodes are 0 to " + (nodes.size() - 1));
     }
-    Node node = nodes.get(nodeIndex);
+    ClusterNode node = nodes.get(nodeIndex);
     // A key of the node's own that no client writes: it must be gone once the node is back. (Its
     // key count proves nothing: clients may write new keys the moment it answers again.)
-    String probe = probeKey(node);
-    onNode(node, commands -> commands.set(probe, "kept only if persisted"));
-    kill(node);
+    String probe = node.probeKey();
+    admin.onNode(node, commands -> commands.set(probe, "kept only if persisted"));
+    node.kill();
     IllegalStateException failure = null;
     // The same port on purpose: the other nodes know the node by it. A retry covers a port that
     // something took for a moment.
@@ -249,36 +218,25 @@ public final class EmbeddedRedisCluster implements AutoCloseable {
         break;
       } catch (IllegalStateException e) {
         failure = e;
-        kill(node);
-        sleep(500);
+        node.kill();
+        ClusterAdmin.sleep(500);
       }
     }
     if (failure != null) {
       throw failure;
     }
-    awaitClusterOk();
-    if (onNode(node, commands -> commands.exists(probe)) != 0) {
+    admin.awaitClusterOk();
+    if (admin.onNode(node, commands -> commands.exists(probe)) != 0) {
       throw new IllegalStateException(
           "Node " + nodeIndex + " came back with its keys: something persisted them");
-    }
-  }
-
-  /** A key in one of the node's slots, outside every key space of the project. */
-  private static String probeKey(Node node) {
-    for (int i = 0; ; i++) {
-      String key = "embedded-redis-cluster:restart-probe:{" + i + "}";
-      int slot = SlotHash.getSlot(key);
-      if (node.firstSlot() <= slot && slot <= node.lastSlot()) {
-        return key;
-      }
     }
   }
 
   /** Deletes every key of every master. */
   public synchronized void flushAll() {
     checkOpen();
-    for (Node node : nodes) {
-      onNode(node, RedisCommands::flushall);
+    for (ClusterNode node : nodes) {
+      admin.onNode(node, RedisCommands::flushall);
     }
   }
 
@@ -294,10 +252,10 @@ public final class EmbeddedRedisCluster implements AutoCloseable {
       }
       closed = true;
     }
-    for (Node node : nodes) {
-      kill(node);
+    for (ClusterNode node : nodes) {
+      node.kill();
     }
-    admin.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+    admin.shutdown();
     try {
       Runtime.getRuntime().removeShutdownHook(killOnExit);
     } catch (IllegalStateException shuttingDown) {
@@ -315,7 +273,7 @@ public final class EmbeddedRedisCluster implements AutoCloseable {
     IllegalStateException failure = null;
     // Another process can take a port between the check and redis-server's bind: try another.
     for (int attempt = 1; attempt <= START_ATTEMPTS; attempt++) {
-      Node node = new Node(index, folder, freeClusterPort(), firstSlot, lastSlot);
+      ClusterNode node = new ClusterNode(index, folder, freeClusterPort(), firstSlot, lastSlot);
       // Listed before it runs, so that the shutdown hook and close() kill it.
       nodes.add(node);
       try {
@@ -323,7 +281,7 @@ public final class EmbeddedRedisCluster implements AutoCloseable {
         return;
       } catch (IllegalStateException e) {
         failure = e;
-        kill(node);
+        node.kill();
         nodes.remove(node);
         try {
           // Written before the failed bind, with a node id the next attempt must not inherit.
@@ -340,7 +298,7 @@ public final class EmbeddedRedisCluster implements AutoCloseable {
 
   private int freeClusterPort() {
     Set<Integer> taken = new HashSet<>();
-    for (Node node : nodes) {
+    for (ClusterNode node : nodes) {
       taken.add(node.port());
       taken.add(node.port() + BUS_PORT_OFFSET);
     }
@@ -369,13 +327,13 @@ public final class EmbeddedRedisCluster implements AutoCloseable {
   }
 
   /** Starts the node's process and waits until it answers; throws if it does not. */
-  private void launch(Node node) {
+  private void launch(ClusterNode node) {
     Path config = node.folder().resolve("redis.conf");
     Path logFile = node.folder().resolve("redis.log");
     Process process;
     long logStart;
     try {
-      Files.writeString(config, configuration(node), StandardCharsets.UTF_8);
+      Files.writeString(config, node.configuration(HOST), StandardCharsets.UTF_8);
       logStart = Files.exists(logFile) ? Files.size(logFile) : 0;
       ProcessBuilder builder =
           new ProcessBuilder(binary.toString(), config.toString())
@@ -394,9 +352,13 @@ public final class EmbeddedRedisCluster implements AutoCloseable {
     while (System.nanoTime() < deadline) {
       if (!process.isAlive()) {
         throw new IllegalStateException(
-            node + " exited with " + process.exitValue() + ":\n" + logSince(logFile, logStart));
+            node
+                + " exited with "
+                + process.exitValue()
+                + ":\n"
+                + ClusterNode.logSince(logFile, logStart));
       }
-      Optional<Long> answeringPid = pidAnswering(node);
+      Optional<Long> answeringPid = admin.pidAnswering(node);
       if (answeringPid.isPresent()) {
         // Another server that took the port in the meantime would answer too.
         if (answeringPid.get() == process.pid()) {
@@ -409,220 +371,22 @@ public final class EmbeddedRedisCluster implements AutoCloseable {
                 + " answers on its port, not "
                 + process.pid());
       }
-      sleep(POLL_MILLIS);
+      ClusterAdmin.sleep(ClusterAdmin.POLL_MILLIS);
     }
     throw new IllegalStateException(
         node
             + " did not answer within "
             + NODE_START_TIMEOUT
             + ":\n"
-            + logSince(logFile, logStart));
-  }
-
-  private static String configuration(Node node) {
-    return String.join(
-        "\n",
-        "bind " + HOST,
-        "port " + node.port(),
-        "dir \"" + node.folder() + "\"",
-        "daemonize no",
-        "cluster-enabled yes",
-        "cluster-config-file nodes.conf",
-        // Small, so that the cluster notices a killed node and a restarted one quickly.
-        "cluster-node-timeout 2000",
-        // No persistence: a restarted node comes back empty.
-        "save \"\"",
-        "appendonly no",
-        "");
-  }
-
-  private Optional<Long> pidAnswering(Node node) {
-    try {
-      String info = onNode(node, commands -> commands.info("server"));
-      return Optional.ofNullable(fields(info).get("process_id")).map(Long::valueOf);
-    } catch (RedisException notYet) {
-      return Optional.empty();
-    }
-  }
-
-  private static String logSince(Path logFile, long offset) {
-    try {
-      byte[] bytes = Files.readAllBytes(logFile);
-      int from = (int) Math.min(offset, bytes.length);
-      return new String(bytes, from, bytes.length - from, StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      return "(no log: " + e + ")";
-    }
-  }
-
-  /**
-   * What redis-cli --cluster create does for masters (slots, distinct epochs, then the meeting),
-   * except that every pair of nodes meets: when nodes learn of each other only by gossip, the
-   * cluster sometimes takes two seconds more to become ok.
-   */
-  private void form() {
-    for (Node node : nodes) {
-      int[] slots = new int[node.lastSlot() - node.firstSlot() + 1];
-      for (int i = 0; i < slots.length; i++) {
-        slots[i] = node.firstSlot() + i;
-      }
-      onNode(node, commands -> commands.clusterAddSlots(slots));
-      // Distinct epochs spare the nodes resolving a collision of them after the meeting.
-      onNode(node, commands -> commands.clusterSetConfigEpoch(node.index() + 1L));
-    }
-    for (int i = 1; i < nodes.size(); i++) {
-      for (Node other : nodes.subList(0, i)) {
-        onNode(nodes.get(i), commands -> commands.clusterMeet(HOST, other.port()));
-      }
-    }
-  }
-
-  private void awaitClusterOk() {
-    long deadline = System.nanoTime() + CLUSTER_OK_TIMEOUT.toNanos();
-    String problem;
-    do {
-      problem =
-          nodes.stream()
-              .map(this::problemSeenBy)
-              .flatMap(Optional::stream)
-              .findFirst()
-              .orElse(null);
-      if (problem == null) {
-        return;
-      }
-      sleep(POLL_MILLIS);
-    } while (System.nanoTime() < deadline);
-    throw new IllegalStateException(
-        "The Redis Cluster on "
-            + nodes()
-            + " is not ok after "
-            + CLUSTER_OK_TIMEOUT
-            + ": "
-            + problem);
-  }
-
-  /** What keeps the node from reporting a whole cluster, empty when nothing does. */
-  private Optional<String> problemSeenBy(Node node) {
-    try {
-      Map<String, String> info = fields(onNode(node, RedisCommands::clusterInfo));
-      if (!"ok".equals(info.get("cluster_state"))) {
-        return Optional.of(node + " reports cluster_state:" + info.get("cluster_state"));
-      }
-      if (!String.valueOf(nodes.size()).equals(info.get("cluster_known_nodes"))) {
-        return Optional.of(node + " knows " + info.get("cluster_known_nodes") + " nodes");
-      }
-      // ok while a link is down or a node is suspected: clients would still meet errors.
-      for (String line : onNode(node, RedisCommands::clusterNodes).split("\n")) {
-        String[] parts = line.trim().split(" ");
-        if (parts.length < 8) {
-          continue;
-        }
-        String flags = parts[2];
-        if (!Collections.disjoint(Set.of(flags.split(",")), TROUBLE_FLAGS)) {
-          return Optional.of(node + " sees " + parts[1] + " as " + flags);
-        }
-        if (!"connected".equals(parts[7])) {
-          return Optional.of(node + " is not connected to " + parts[1]);
-        }
-      }
-      return Optional.empty();
-    } catch (RedisException e) {
-      return Optional.of(node + " does not answer: " + e.getMessage());
-    }
-  }
-
-  private static Map<String, String> fields(String info) {
-    Map<String, String> fields = new HashMap<>();
-    for (String line : info.split("\r?\n")) {
-      int colon = line.indexOf(':');
-      if (colon > 0) {
-        fields.put(line.substring(0, colon), line.substring(colon + 1).trim());
-      }
-    }
-    return fields;
-  }
-
-  private <T> T onNode(Node node, Function<RedisCommands<String, String>, T> command) {
-    RedisURI uri = RedisURI.Builder.redis(HOST, node.port()).withTimeout(COMMAND_TIMEOUT).build();
-    try (StatefulRedisConnection<String, String> connection = admin.connect(uri)) {
-      return command.apply(connection.sync());
-    }
+            + ClusterNode.logSince(logFile, logStart));
   }
 
   private void killAll() {
-    for (Node node : nodes) {
+    for (ClusterNode node : nodes) {
       Process process = node.process;
       if (process != null) {
         process.destroyForcibly();
       }
-    }
-  }
-
-  private static void kill(Node node) {
-    Process process = node.process;
-    if (process == null) {
-      return;
-    }
-    process.destroyForcibly();
-    try {
-      if (!process.waitFor(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
-        log.warn("{} (process {}) still runs {} after SIGKILL", node, process.pid(), STOP_TIMEOUT);
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
-  private static void sleep(long millis) {
-    try {
-      Thread.sleep(millis);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("Interrupted while waiting for the Redis Cluster", e);
-    }
-  }
-
-  /** One master: where it lives and which slots it serves. */
-  private static final class Node {
-    private final int index;
-    private final Path folder;
-    private final int port;
-    private final int firstSlot;
-    private final int lastSlot;
-    // Read by the shutdown hook, which takes no lock.
-    private volatile Process process;
-
-    Node(int index, Path folder, int port, int firstSlot, int lastSlot) {
-      this.index = index;
-      this.folder = folder;
-      this.port = port;
-      this.firstSlot = firstSlot;
-      this.lastSlot = lastSlot;
-    }
-
-    int index() {
-      return index;
-    }
-
-    Path folder() {
-      return folder;
-    }
-
-    int port() {
-      return port;
-    }
-
-    int firstSlot() {
-      return firstSlot;
-    }
-
-    int lastSlot() {
-      return lastSlot;
-    }
-
-    @Override
-    public String toString() {
-      return "Redis Cluster node " + index + " (port " + port + ")";
     }
   }
 }

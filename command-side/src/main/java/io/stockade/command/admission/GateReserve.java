@@ -28,7 +28,7 @@ final class GateReserve {
   private static final Logger log = LoggerFactory.getLogger(GateReserve.class);
 
   private static final RedisScript<List<Object>> RESERVE = GateScripts.load("reserve");
-  private static final RedisScript<List<Object>> DRAW = GateScripts.loadDraw();
+  private static final RedisScript<List<Object>> DRAW = GateScripts.load("draw");
 
   /** How often a reservation short in its user's bucket gathers units from the others. */
   private static final int CONSOLIDATIONS = 3;

@@ -15,11 +15,11 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 
 /**
- * How the gate's operations reach Redis: its Lua scripts ({@code src/main/resources/lua}) read
- * once, each run in the session's epoch behind its partition's marker, plain reads in the same
- * session, and the replies read. Every way a call can find the gate closed (no session, a CLOSED
- * reply, a failed connection, a session ended meanwhile) is told apart here, once, so that no
- * operation can mistake one for a bug or a bug for an outage.
+ * How the gate's operations reach Redis: its Lua scripts ({@code src/main/lua}, assembled into
+ * {@code lua/} on the classpath) read once, each run in the session's epoch behind its partition's
+ * marker, plain reads in the same session, and the replies read. Every way a call can find the gate
+ * closed (no session, a CLOSED reply, a failed connection, a session ended meanwhile) is told apart
+ * here, once, so that no operation can mistake one for a bug or a bug for an outage.
  *
  * <p>Scripts run by SHA and are sent again when Redis has forgotten them (restart, failover, {@code
  * SCRIPT FLUSH}).
@@ -42,30 +42,6 @@ final class GateScripts {
   @SuppressWarnings({"unchecked", "rawtypes"})
   static RedisScript<List<Object>> load(String name) {
     return (RedisScript) RedisScript.of(source(name), List.class);
-  }
-
-  /** reserve.lua's line that declares the draw's memo, nil but in the draw's script. */
-  static final String NO_DRAW_MEMO = "local draw_memo = nil\n";
-
-  /**
-   * The draw's script: draw.lua's loop after reserve.lua's whole text as the function {@code
-   * reserve(KEYS, ARGV)}, so that the draw decides each reservation with reserve.lua's own code,
-   * which shares one memo among the reservations of a call (its {@code draw_memo}).
-   */
-  @SuppressWarnings({"unchecked", "rawtypes"})
-  static RedisScript<List<Object>> loadDraw() {
-    String reserve = source("reserve");
-    if (reserve.indexOf(NO_DRAW_MEMO) < 0
-        || reserve.indexOf(NO_DRAW_MEMO) != reserve.lastIndexOf(NO_DRAW_MEMO)) {
-      throw new IllegalStateException("reserve.lua must declare its draw_memo once");
-    }
-    return (RedisScript)
-        RedisScript.of(
-            "local memo = { types = {} }\nlocal function reserve(KEYS, ARGV)\n"
-                + reserve.replace(NO_DRAW_MEMO, "local draw_memo = memo\n")
-                + "\nend\n"
-                + source("draw"),
-            List.class);
   }
 
   private static String source(String name) {

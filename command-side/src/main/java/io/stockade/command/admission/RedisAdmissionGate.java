@@ -8,9 +8,10 @@ import java.util.Optional;
 import org.springframework.stereotype.Component;
 
 /**
- * The gate as Lua scripts in Redis ({@code src/main/resources/lua}); each operation is one atomic
- * script call per partition it touches. This class only hands each operation to the part that owns
- * it, all of them sharing one session source and one memory of where SKUs lie:
+ * The gate as Lua scripts in Redis ({@code src/main/lua}, assembled into {@code lua/} on the
+ * classpath); each operation is one atomic script call per partition it touches. This class only
+ * hands each operation to the part that owns it, all of them sharing one session source and one
+ * memory of where SKUs lie:
  *
  * <ul>
  *   <li>{@link GateReserve}: reserve, the hot path (parts across partitions, units gathered from

@@ -1,13 +1,10 @@
 package io.stockade.command.reservation;
 
 import io.stockade.api.draw.DrawSeed;
-import io.stockade.api.draw.ReservationDrawn;
-import io.stockade.api.reservation.ReserveStockCommand;
 import io.stockade.api.sku.DecideDrawCommand;
 import io.stockade.command.admission.Admission;
 import io.stockade.command.admission.AdmissionDecision;
 import io.stockade.command.admission.AdmissionGate;
-import io.stockade.command.admission.AdmissionId;
 import io.stockade.command.draw.DrawQueue;
 import io.stockade.command.draw.DrawQueue.Drawn;
 import io.stockade.command.draw.DrawQueue.Queued;
@@ -149,7 +146,7 @@ class Drawing {
         Batch decided;
         try {
           decided = decide(next, position);
-        } catch (LeaveDraw leave) {
+        } catch (DrawOutcome.LeaveDraw leave) {
           backOff.put(opensAt, clock.instant().plusSeconds(30));
           recorded(recording);
           queue.lease(opensAt, drawer, clock.instant(), clock.instant());
@@ -228,7 +225,8 @@ class Drawing {
     List<AdmissionDecision> decisions = gate.draw(admissions);
     afterGateDecided.run();
     for (int i = 0; i < decisions.size(); i++) {
-      Outcome outcome = decisions.get(i).accept(new ToOutcome(admissions.get(i)));
+      DrawOutcome outcome =
+          decisions.get(i).accept(new DrawOutcome.Reading(admissions.get(i), gate, storing));
       if (outcome == null) {
         break;
       }
@@ -241,166 +239,6 @@ class Drawing {
               next.get(i), position++, outcome.outcome(), outcome.skuId(), outcome.refusal()));
     }
     return new Batch(decided, stored, recordedInGate);
-  }
-
-  /**
-   * A decision of the draw: its outcome, the refused line's SKU and the refusal as the gate answers
-   * its repeat; for an admission to store, its storing and what marks it recorded in the gate.
-   */
-  private record Outcome(
-      String outcome,
-      String skuId,
-      String refusal,
-      CompletableFuture<Boolean> stored,
-      Runnable recorded) {
-
-    static Outcome refused(String outcome, String skuId, String refusal) {
-      return new Outcome(outcome, skuId, refusal, null, null);
-    }
-  }
-
-  /**
-   * What the draw records of the gate's answer; null when the gate cannot decide now (closed or
-   * rebuilt, its clock not yet at the opening): the draw stops there and goes on at the next poll.
-   */
-  private final class ToOutcome implements AdmissionDecision.Cases<Outcome> {
-
-    private final Admission admission;
-
-    ToOutcome(Admission admission) {
-      this.admission = admission;
-    }
-
-    private Outcome admittedAs(AdmissionId id, Instant admittedAt, Instant expiresAt) {
-      return new Outcome(
-          ReservationDrawn.ADMITTED,
-          null,
-          null,
-          store(admission, id, admittedAt, expiresAt),
-          () -> gate.recorded(admission.reservationId(), id, admission.lines()));
-    }
-
-    @Override
-    public Outcome admitted(AdmissionDecision.Admitted admitted) {
-      return admittedAs(admitted.admission(), admitted.admittedAt(), admitted.expiresAt());
-    }
-
-    /** Decided before (this draw, interrupted): stored again if it may not be yet. */
-    @Override
-    public Outcome duplicate(AdmissionDecision.Duplicate duplicate) {
-      return duplicate.recording()
-          ? admittedAs(duplicate.admission(), duplicate.admittedAt(), duplicate.expiresAt())
-          : new Outcome(ReservationDrawn.ADMITTED, null, null, null, null);
-    }
-
-    @Override
-    public Outcome insufficient(AdmissionDecision.Insufficient insufficient) {
-      return Outcome.refused(
-          "INSUFFICIENT_STOCK", insufficient.skuId(), "4 " + insufficient.lineIndex() + " 0");
-    }
-
-    @Override
-    public Outcome limitExceeded(AdmissionDecision.LimitExceeded exceeded) {
-      return Outcome.refused(
-          "LIMIT_EXCEEDED",
-          exceeded.skuId(),
-          "5 "
-              + exceeded.lineIndex()
-              + " "
-              + exceeded.limit()
-              + " "
-              + exceeded.alreadyHeld()
-              + " 0");
-    }
-
-    @Override
-    public Outcome saleClosed(AdmissionDecision.SaleClosed closed) {
-      return Outcome.refused(
-          "SALE_CLOSED",
-          closed.skuId(),
-          "9 " + closed.lineIndex() + " " + closed.closesAt().toEpochMilli() + " 0");
-    }
-
-    @Override
-    public Outcome salePaused(AdmissionDecision.SalePaused paused) {
-      return Outcome.refused("SALE_PAUSED", paused.skuId(), "10 " + paused.lineIndex() + " 0");
-    }
-
-    /**
-     * Only a gate other than the one the queue was made with knows no SKU of it: this instance
-     * leaves the draw to others for a while.
-     */
-    @Override
-    public Outcome unknownSku(AdmissionDecision.UnknownSku unknown) {
-      log.error(
-          "The gate does not know SKU {} of reservation {}; this instance leaves its draw",
-          unknown.skuId(),
-          admission.reservationId());
-      throw new LeaveDraw();
-    }
-
-    @Override
-    public Outcome unavailable(AdmissionDecision.Unavailable unavailable) {
-      log.info("Draw waits for the gate: {}", unavailable.reason());
-      return null;
-    }
-
-    /** The gate's clock is not yet at the opening. */
-    @Override
-    public Outcome queued(AdmissionDecision.Queued queued) {
-      return null;
-    }
-
-    @Override
-    public Outcome reused(AdmissionDecision.Reused reused) {
-      throw unexpected(reused);
-    }
-
-    @Override
-    public Outcome abandoned(AdmissionDecision.Abandoned abandoned) {
-      throw unexpected(abandoned);
-    }
-
-    @Override
-    public Outcome rateLimited(AdmissionDecision.RateLimited limited) {
-      throw unexpected(limited);
-    }
-
-    @Override
-    public Outcome saleNotOpen(AdmissionDecision.SaleNotOpen notOpen) {
-      throw unexpected(notOpen);
-    }
-
-    @Override
-    public Outcome drawInProgress(AdmissionDecision.DrawInProgress inProgress) {
-      throw unexpected(inProgress);
-    }
-
-    private IllegalStateException unexpected(AdmissionDecision decision) {
-      return new IllegalStateException(
-          "The draw cannot decide " + admission.reservationId() + ": " + decision);
-    }
-  }
-
-  /** This instance's gate does not know a SKU of the draw: it leaves the draw to others. */
-  private static final class LeaveDraw extends RuntimeException {
-
-    LeaveDraw() {
-      super(null, null, false, false);
-    }
-  }
-
-  private CompletableFuture<Boolean> store(
-      Admission admission, AdmissionId id, Instant admittedAt, Instant expiresAt) {
-    return storing.submit(
-        new ReserveStockCommand(
-            admission.reservationId(),
-            admission.userId(),
-            admission.lines(),
-            admittedAt,
-            expiresAt,
-            id.sequence(),
-            id.gateEpoch()));
   }
 
   /** Tells every SKU of the draw it is decided, then marks the draw decided (seed revealed). */

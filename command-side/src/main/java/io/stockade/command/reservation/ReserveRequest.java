@@ -25,6 +25,11 @@ record ReserveRequest(
    * of one order. Sums are kept in a long so that no merge overflows.
    */
   List<MergedLine> mergedLines() {
+    return merge(lines);
+  }
+
+  /** {@link #mergedLines()} of any lines: also a partial confirmation's. */
+  static List<MergedLine> merge(List<Line> lines) {
     Map<String, Long> quantities = new LinkedHashMap<>();
     for (Line line : lines) {
       quantities.merge(line.skuId(), line.quantity().longValue(), Long::sum);

@@ -1,21 +1,14 @@
 package io.stockade.command.reservation;
 
-import io.stockade.api.reservation.ReservationEvent;
 import io.stockade.api.reservation.ReserveStockCommand;
-import io.stockade.api.reservation.StockReserved;
 import io.stockade.command.admission.AdmissionFence;
 import io.stockade.command.admission.GateEpochChangedException;
-import io.stockade.platform.jdbc.MultiRowInsert;
 import jakarta.annotation.PreDestroy;
 import java.time.Duration;
-import java.time.LocalDateTime;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -23,14 +16,8 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import javax.sql.DataSource;
-import org.axonframework.commandhandling.CommandMessage;
-import org.axonframework.commandhandling.GenericCommandMessage;
-import org.axonframework.common.DateTimeUtils;
 import org.axonframework.config.Configuration;
-import org.axonframework.eventhandling.GenericDomainEventMessage;
-import org.axonframework.eventhandling.GenericEventMessage;
 import org.axonframework.eventsourcing.eventstore.jpa.DomainEventEntry;
-import org.axonframework.messaging.correlation.CorrelationDataProvider;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Value;
@@ -68,22 +55,10 @@ class StoringReservations {
 
   private static final Logger log = LoggerFactory.getLogger(StoringReservations.class);
 
-  /** The aggregate type Axon stores with a reservation's events: its class's simple name. */
-  static final String AGGREGATE_TYPE = Reservation.class.getSimpleName();
-
-  private static final String EVENT_COLUMNS =
-      "insert into domain_event_entry (aggregate_identifier, sequence_number, type,"
-          + " event_identifier, meta_data, payload, payload_revision, payload_type, time_stamp)"
-          + " values ";
-  private static final String EVENT_ROW = "(?, 0, ?, ?, ?, ?, ?, ?, ?)";
-  private static final String EXPIRY_COLUMNS =
-      "insert into reservation_expiry (reservation_id, due_at) values ";
-  private static final String EXPIRY_ROW = "(?, ?)";
-
   private final PlatformTransactionManager transactions;
   private final JdbcTemplate jdbc;
   private final AdmissionFence fence;
-  private final Configuration axon;
+  private final NewReservationRows rows;
   private final int batchSize;
   private final Duration patience;
   private final Duration answerWithin;
@@ -106,7 +81,7 @@ class StoringReservations {
     this.transactions = transactions;
     this.jdbc = jdbc;
     this.fence = fence;
-    this.axon = axon;
+    this.rows = new NewReservationRows(jdbc, axon);
     this.batchSize = batchSize;
     this.patience = patience;
     // Past this, its transaction has begun and, bounded by its timeout, ended.
@@ -139,7 +114,7 @@ class StoringReservations {
    */
   CompletableFuture<Boolean> submit(ReserveStockCommand command) {
     // Built on the request's thread: the metadata comes from its logging context.
-    Entry entry = new Entry(command, row(command));
+    Entry entry = new Entry(command, rows.row(command));
     if (!open) {
       throw new StoringFailedException(false, new IllegalStateException("Shutting down"));
     }
@@ -166,38 +141,6 @@ class StoringReservations {
       Thread.currentThread().interrupt();
       throw new StoringFailedException(true, e);
     }
-  }
-
-  /** The event that begins a reservation's stream. */
-  static StockReserved reserved(ReserveStockCommand command) {
-    return new StockReserved(
-        command.reservationId(),
-        command.userId(),
-        command.lines(),
-        command.reservedAt(),
-        command.expiresAt(),
-        command.admissionSequence(),
-        command.gateEpoch());
-  }
-
-  /** The event's row, as Axon's JPA engine writes an aggregate's event. */
-  private DomainEventEntry row(ReserveStockCommand command) {
-    CommandMessage<ReserveStockCommand> message = GenericCommandMessage.asCommandMessage(command);
-    Map<String, Object> metaData = new HashMap<>();
-    for (CorrelationDataProvider provider : axon.correlationDataProviders()) {
-      metaData.putAll(provider.correlationDataFor(message));
-    }
-    StockReserved reserved = reserved(command);
-    return new DomainEventEntry(
-        new GenericDomainEventMessage<>(
-            AGGREGATE_TYPE,
-            ReservationEvent.streamId(command.reservationId()),
-            0,
-            reserved,
-            metaData,
-            UUID.randomUUID().toString(),
-            GenericEventMessage.clock.instant()),
-        axon.eventSerializer());
   }
 
   private void write() {
@@ -266,9 +209,9 @@ class StoringReservations {
     try {
       admitted = fenced(batch);
       if (!admitted.isEmpty()) {
-        insertEvents(admitted);
+        rows.insertEvents(admitted.stream().map(entry -> entry.row).toList());
         eventsInserted = true;
-        insertExpiries(admitted);
+        rows.insertExpiries(admitted.stream().map(entry -> entry.command).toList());
       }
     } catch (RuntimeException e) {
       rollBack(transaction);
@@ -326,32 +269,6 @@ class StoringReservations {
       }
     }
     return admitted;
-  }
-
-  private void insertEvents(List<Entry> entries) {
-    List<Object> arguments = new ArrayList<>(entries.size() * 8);
-    for (Entry entry : entries) {
-      DomainEventEntry row = entry.row;
-      arguments.add(row.getAggregateIdentifier());
-      arguments.add(row.getType());
-      arguments.add(row.getEventIdentifier());
-      arguments.add(row.getMetaData().getData());
-      arguments.add(row.getPayload().getData());
-      arguments.add(row.getPayload().getType().getRevision());
-      arguments.add(row.getPayload().getType().getName());
-      arguments.add(DateTimeUtils.formatInstant(row.getTimestamp()));
-    }
-    jdbc.update(MultiRowInsert.sql(EVENT_COLUMNS, EVENT_ROW, entries.size()), arguments.toArray());
-  }
-
-  private void insertExpiries(List<Entry> entries) {
-    List<Object> arguments = new ArrayList<>(entries.size() * 2);
-    for (Entry entry : entries) {
-      arguments.add(entry.command.reservationId());
-      arguments.add(LocalDateTime.ofInstant(entry.command.expiresAt(), ZoneOffset.UTC));
-    }
-    jdbc.update(
-        MultiRowInsert.sql(EXPIRY_COLUMNS, EXPIRY_ROW, entries.size()), arguments.toArray());
   }
 
   private void rollBack(TransactionStatus transaction) {

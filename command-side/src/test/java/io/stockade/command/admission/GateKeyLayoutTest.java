@@ -29,7 +29,7 @@ class GateKeyLayoutTest {
       throws IOException {
     Map<String, String> documented = GateKeyTable.shapes();
     Set<String> named = new TreeSet<>();
-    try (Stream<Path> scripts = Files.list(Path.of("src/main/resources/lua"))) {
+    try (Stream<Path> scripts = Files.walk(Path.of("src/main/lua"))) {
       for (Path script : scripts.filter(p -> p.toString().endsWith(".lua")).toList()) {
         Matcher key = SCRIPT_KEY.matcher(Files.readString(script));
         while (key.find()) {

@@ -170,7 +170,7 @@ class StoringReservationsIntegrationTest {
                         "Reservation",
                         ReservationEvent.streamId(command.reservationId()),
                         0,
-                        StoringReservations.reserved(command))));
+                        NewReservationRows.reserved(command))));
   }
 
   @Test

@@ -18,16 +18,9 @@
 --   {4}              UNKNOWN: recorded of an id this bucket has no take of; nothing changed
 --   error "ERR_ARGUMENT <reason>" / "ERR_TYPE <key>": malformed call; nothing written
 
--- The gate's epoch comes first, before the keys and arguments above: KEYS[1] is the marker of the
--- partition the script acts in (hash stockade:{<t>}:gate) and ARGV[1] the epoch the caller opened
--- the gate in. When the marker holds another epoch, or none (Redis lost the partition's data, or
--- the gate is being rebuilt from the event store), the script answers {-1}, CLOSED, and writes
--- nothing. The rest of the script sees KEYS and ARGV without them.
-local marker = table.remove(KEYS, 1)
-local gate_epoch = table.remove(ARGV, 1)
-if marker == nil or gate_epoch == nil or redis.call('HGET', marker, 'epoch') ~= gate_epoch then
-  return { -1 }
-end
+--#include parts/epoch.lua
+
+--#include parts/valid_id.lua
 
 if #KEYS ~= 3 or #ARGV ~= 2 then
   return redis.error_reply('ERR_ARGUMENT expected 3 keys and 2 arguments')
@@ -37,7 +30,7 @@ if sku == nil then
   return redis.error_reply('ERR_ARGUMENT counters key')
 end
 local id = ARGV[1]
-if #id < 1 or #id > 64 or not string.match(id, '^[%w%._%-]+$') then
+if not valid_id(id) then
   return redis.error_reply('ERR_ARGUMENT adjustmentId')
 end
 local action = ARGV[2]

@@ -37,41 +37,21 @@
 --   {6}   OTHER_ADMISSION: the intent is another admission's; nothing changed
 --   error "ERR_ARGUMENT <reason>" / "ERR_TYPE <key>" / "ERR_STATE <key>": nothing written
 
--- The gate's epoch comes first, before the keys and arguments above: KEYS[1] is the marker of the
--- partition the script acts in (hash stockade:{<t>}:gate) and ARGV[1] the epoch the caller opened
--- the gate in. When the marker holds another epoch, or none (Redis lost the partition's data, or
--- the gate is being rebuilt from the event store), the script answers {-1}, CLOSED, and writes
--- nothing. The rest of the script sees KEYS and ARGV without them.
-local marker = table.remove(KEYS, 1)
-local gate_epoch = table.remove(ARGV, 1)
-if marker == nil or gate_epoch == nil or redis.call('HGET', marker, 'epoch') ~= gate_epoch then
-  return { -1 }
-end
+--#include parts/epoch.lua
+--#include parts/admission.lua
+--#include parts/intent_lines.lua
 
 local target = ARGV[1]
 if target ~= 'CONFIRMED' and target ~= 'RELEASED' then
   return redis.error_reply('ERR_ARGUMENT target state')
 end
 local sequence = ARGV[2]
-if sequence == nil or not string.match(sequence, '^%d+$') then
-  return redis.error_reply('ERR_ARGUMENT sequence')
-end
 local admission_epoch = ARGV[3]
-if admission_epoch == nil or not string.match(admission_epoch, '^%-?%d+$') then
-  return redis.error_reply('ERR_ARGUMENT admission epoch')
+local malformed = admission_arguments(sequence, admission_epoch)
+if malformed then
+  return malformed
 end
-local MAX = 9007199254740991
-
-local function integer(value, min, max)
-  if value == nil or not string.match(value, '^%-?%d+$') then
-    return nil
-  end
-  local number = tonumber(value)
-  if number == nil or number < min or number > (max or MAX) then
-    return nil
-  end
-  return number
-end
+--#include parts/integer.lua
 
 local retention = integer(ARGV[4], 1)
 if retention == nil then
@@ -109,8 +89,7 @@ if kind ~= 'hash' then
   return redis.error_reply('ERR_TYPE ' .. KEYS[1])
 end
 local intent = redis.call('HMGET', KEYS[1], 'state', 'lines', 'user', 'sequence', 'epoch')
-if tonumber(intent[4]) ~= tonumber(sequence)
-    or (intent[5] and tonumber(intent[5]) ~= tonumber(admission_epoch)) then
+if other_admission(intent[4], intent[5], sequence, admission_epoch) then
   return { 6 }
 end
 if intent[1] == target then
@@ -124,10 +103,7 @@ if intent[2] ~= ARGV[5] then
 end
 local user = intent[3]
 
-local lines = {}
-for sku, quantity in string.gmatch(intent[2], '(%S+) (%d+)') do
-  lines[#lines + 1] = { sku = sku, quantity = tonumber(quantity) }
-end
+local lines = intent_lines(intent[2])
 if #KEYS ~= 1 + 2 * #lines then
   return redis.error_reply('ERR_ARGUMENT expected 1 + 2 keys per line')
 end
@@ -151,21 +127,9 @@ else
     sold[i] = target == 'CONFIRMED' and line.quantity or 0
   end
 end
-for i, line in ipairs(lines) do
-  local counters = KEYS[2 * i]
-  local holders = KEYS[2 * i + 1]
-  if redis.call('TYPE', counters)['ok'] ~= 'hash' then
-    return redis.error_reply('ERR_TYPE ' .. counters)
-  end
-  local holders_kind = redis.call('TYPE', holders)['ok']
-  if holders_kind ~= 'hash' and holders_kind ~= 'none' then
-    return redis.error_reply('ERR_TYPE ' .. holders)
-  end
-  local reserved = tonumber(redis.call('HGET', counters, 'reserved') or '0')
-  if reserved < line.quantity then
-    -- The counters do not hold what the intent says: a gate to rebuild, not to patch.
-    return redis.error_reply('ERR_STATE ' .. counters .. ' reserved ' .. reserved)
-  end
+local unreserved = reserved_error(lines, 0)
+if unreserved then
+  return unreserved
 end
 
 for i, line in ipairs(lines) do

@@ -59,35 +59,15 @@
 --         -> {1, member...} the oldest first
 --   error "ERR_ARGUMENT <reason>" / "ERR_TYPE <key>": malformed call; nothing written
 --
--- The gate's epoch comes first, before the mode, the keys and arguments above: KEYS[1] is the
--- marker of the partition the script acts in (hash stockade:{<t>}:gate) and ARGV[1] the epoch the
--- caller opened the gate in. When the marker holds another epoch, or none (Redis lost the
--- partition's data, or the gate is being rebuilt from the event store), the script answers {-1},
--- CLOSED, and writes nothing. ARGV[2] is the mode. The rest of the script sees KEYS and ARGV
--- without them.
-local marker = table.remove(KEYS, 1)
-local gate_epoch = table.remove(ARGV, 1)
-if marker == nil or gate_epoch == nil or redis.call('HGET', marker, 'epoch') ~= gate_epoch then
-  return { -1 }
-end
+-- The mode comes after the gate's epoch (below): ARGV[2] as the caller sends them, before the keys
+-- and arguments above. The rest of the script sees ARGV without it.
+
+--#include parts/epoch.lua
 local mode = table.remove(ARGV, 1)
 
-local MAX = 9007199254740991
+--#include parts/integer.lua
 
-local function integer(value, min, max)
-  if value == nil or not string.match(value, '^%-?%d+$') then
-    return nil
-  end
-  local number = tonumber(value)
-  if number == nil or number < min or number > (max or MAX) then
-    return nil
-  end
-  return number
-end
-
-local function valid_id(value)
-  return value ~= nil and #value >= 1 and #value <= 64 and string.match(value, '^[%w%._%-]+$') ~= nil
-end
+--#include parts/valid_id.lua
 
 local function check_types(types)
   for i, expected in ipairs(types) do
@@ -135,10 +115,7 @@ local function listed(key, id)
   return state, sku, tonumber(units)
 end
 
-local function now_ms()
-  local time = redis.call('TIME')
-  return tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-end
+--#include parts/time_ms.lua
 
 if mode == 'EXPECT' then
   local sku, most, partition = ARGV[1], integer(ARGV[2], 1), integer(ARGV[3], 0)
@@ -172,7 +149,7 @@ if mode == 'OUT' then
     return { 0 }
   end
   local member = id .. ' ' .. sku .. ' ' .. target .. ' ' .. string.format('%.0f', units)
-  local now = now_ms()
+  local now = time_ms()
   redis.call('HINCRBY', KEYS[1], 'available', -units)
   redis.call('HINCRBY', KEYS[1], 'outgoing', units)
   redis.call('ZADD', KEYS[2], now, member)
@@ -249,6 +226,6 @@ local bound, most = integer(ARGV[1], 0), integer(ARGV[2], 1)
 if bound == nil or most == nil then
   return redis.error_reply('ERR_ARGUMENT expected a bound and a count')
 end
-local left = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now_ms() - bound, 'LIMIT', 0, most)
+local left = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', time_ms() - bound, 'LIMIT', 0, most)
 table.insert(left, 1, 1)
 return left

@@ -17,37 +17,16 @@
 --   {6}   OTHER_ADMISSION: the intent is another admission's; nothing changed
 --   error "ERR_ARGUMENT <reason>" / "ERR_TYPE <key>": nothing written
 
--- The gate's epoch comes first, before the keys and arguments above: KEYS[1] is the marker of the
--- partition the script acts in (hash stockade:{<t>}:gate) and ARGV[1] the epoch the caller opened
--- the gate in. When the marker holds another epoch, or none (Redis lost the partition's data, or
--- the gate is being rebuilt from the event store), the script answers {-1}, CLOSED, and writes
--- nothing. The rest of the script sees KEYS and ARGV without them.
-local marker = table.remove(KEYS, 1)
-local gate_epoch = table.remove(ARGV, 1)
-if marker == nil or gate_epoch == nil or redis.call('HGET', marker, 'epoch') ~= gate_epoch then
-  return { -1 }
-end
+--#include parts/epoch.lua
+--#include parts/admission.lua
 
 local sequence = ARGV[1]
-if sequence == nil or not string.match(sequence, '^%d+$') then
-  return redis.error_reply('ERR_ARGUMENT sequence')
-end
 local admission_epoch = ARGV[2]
-if admission_epoch == nil or not string.match(admission_epoch, '^%-?%d+$') then
-  return redis.error_reply('ERR_ARGUMENT admission epoch')
+local malformed = admission_arguments(sequence, admission_epoch)
+if malformed then
+  return malformed
 end
-local MAX = 9007199254740991
-
-local function integer(value, min, max)
-  if value == nil or not string.match(value, '^%-?%d+$') then
-    return nil
-  end
-  local number = tonumber(value)
-  if number == nil or number < min or number > (max or MAX) then
-    return nil
-  end
-  return number
-end
+--#include parts/integer.lua
 
 local expires = integer(ARGV[3], 0)
 if expires == nil then
@@ -64,8 +43,7 @@ if kind ~= 'hash' then
   return redis.error_reply('ERR_TYPE ' .. KEYS[1])
 end
 local intent = redis.call('HMGET', KEYS[1], 'state', 'sequence', 'epoch', 'expiresAt')
-if tonumber(intent[2]) ~= tonumber(sequence)
-    or (intent[3] and tonumber(intent[3]) ~= tonumber(admission_epoch)) then
+if other_admission(intent[2], intent[3], sequence, admission_epoch) then
   return { 6 }
 end
 if intent[1] ~= 'RESERVED' then

@@ -32,18 +32,7 @@ if not gate_epoch then
   return { -1 }
 end
 
-local MAX = 9007199254740991
-
-local function integer(value, min, max)
-  if value == nil or not string.match(value, '^%-?%d+$') then
-    return nil
-  end
-  local number = tonumber(value)
-  if number == nil or number < min or number > (max or MAX) then
-    return nil
-  end
-  return number
-end
+--#include parts/integer.lua
 
 local partition = integer(ARGV[1], 0, 1023)
 if partition == nil then
@@ -63,25 +52,6 @@ if redis.call('EXISTS', KEYS[3]) == 0 or redis.call('XLEN', KEYS[2]) >= backlog 
   return { 0 }
 end
 
--- Closes the partition's gap of dropped refusals, if one is open: one entry per SKU and user, each
--- with a sequence number of its own, appended where the refusals were dropped; the same code in
--- reserve.lua and gap.lua. stream, gap and counter are the partition's decision stream, gap and
--- sequence counter; epoch the gate epoch and partition its index. Answers how many entries it
--- appended.
-local function close_gap(stream, gap, counter, epoch, partition)
-  local fields = redis.call('HGETALL', gap)
-  local appended = 0
-  for i = 1, #fields, 2 do
-    local sku, dropped_user = string.match(fields[i], '^(%S+) (%S+)$')
-    if sku then
-      local sequence = redis.call('INCR', counter) * 1024 + partition
-      redis.call('XADD', stream, '*', 'd',
-        table.concat({ sequence, epoch, 'G', dropped_user, '-', sku, fields[i + 1], '-' }, ' '))
-      appended = appended + 1
-    end
-  end
-  redis.call('DEL', gap)
-  return appended
-end
+--#include parts/close_gap.lua
 
 return { 1, close_gap(KEYS[2], KEYS[3], KEYS[1], gate_epoch, partition) }

@@ -8,17 +8,9 @@
 --        (epoch ms), the clock reserve.lua decides the sale's window by
 --   {4}  UNKNOWN_SKU: no counters for that SKU in this bucket
 --   error "ERR_ARGUMENT <reason>" / "ERR_TYPE <key>": malformed call
---
--- The gate's epoch comes first, before the keys and arguments above: KEYS[1] is the marker of the
--- partition the script acts in (hash stockade:{<t>}:gate) and ARGV[1] the epoch the caller opened
--- the gate in. When the marker holds another epoch, or none (Redis lost the partition's data, or
--- the gate is being rebuilt from the event store), the script answers {-1}, CLOSED. The rest of the
--- script sees KEYS and ARGV without them.
-local marker = table.remove(KEYS, 1)
-local gate_epoch = table.remove(ARGV, 1)
-if marker == nil or gate_epoch == nil or redis.call('HGET', marker, 'epoch') ~= gate_epoch then
-  return { -1 }
-end
+
+--#include parts/epoch.lua
+--#include parts/time_ms.lua
 
 if #KEYS ~= 1 or #ARGV ~= 0 then
   return redis.error_reply('ERR_ARGUMENT expected 1 key and no arguments')
@@ -41,6 +33,5 @@ for i = 1, 7 do
   end
   reply[i + 1] = value or defaults[i]
 end
-local time = redis.call('TIME')
-reply[9] = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+reply[9] = time_ms()
 return reply

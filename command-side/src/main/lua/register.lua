@@ -19,29 +19,9 @@
 --   error "ERR_ARGUMENT <reason>"  malformed call; nothing written
 --   error "ERR_TYPE <key>"         the key holds the wrong Redis type; nothing written
 
--- The gate's epoch comes first, before the keys and arguments above: KEYS[1] is the marker of the
--- partition the script acts in (hash stockade:{<t>}:gate) and ARGV[1] the epoch the caller opened
--- the gate in. When the marker holds another epoch, or none (Redis lost the partition's data, or
--- the gate is being rebuilt from the event store), the script answers {-1}, CLOSED, and writes
--- nothing. The rest of the script sees KEYS and ARGV without them.
-local marker = table.remove(KEYS, 1)
-local gate_epoch = table.remove(ARGV, 1)
-if marker == nil or gate_epoch == nil or redis.call('HGET', marker, 'epoch') ~= gate_epoch then
-  return { -1 }
-end
+--#include parts/epoch.lua
 
-local MAX = 9007199254740991
-
-local function integer(value, min, max)
-  if value == nil or not string.match(value, '^%-?%d+$') then
-    return nil
-  end
-  local number = tonumber(value)
-  if number == nil or number < min or number > (max or MAX) then
-    return nil
-  end
-  return number
-end
+--#include parts/integer.lua
 
 if #KEYS ~= 1 or (#ARGV ~= 3 and #ARGV ~= 6 and #ARGV ~= 7) then
   return redis.error_reply('ERR_ARGUMENT expected 1 key and 3, 6 or 7 arguments')

@@ -17,27 +17,17 @@
 --   {6}   OTHER_ADMISSION: the intent is another admission's; nothing changed
 --   error "ERR_ARGUMENT <reason>" / "ERR_TYPE <key>": nothing written
 
--- The gate's epoch comes first, before the keys and arguments above: KEYS[1] is the marker of the
--- partition the script acts in (hash stockade:{<t>}:gate) and ARGV[1] the epoch the caller opened
--- the gate in. When the marker holds another epoch, or none (Redis lost the partition's data, or
--- the gate is being rebuilt from the event store), the script answers {-1}, CLOSED, and writes
--- nothing. The rest of the script sees KEYS and ARGV without them.
-local marker = table.remove(KEYS, 1)
-local gate_epoch = table.remove(ARGV, 1)
-if marker == nil or gate_epoch == nil or redis.call('HGET', marker, 'epoch') ~= gate_epoch then
-  return { -1 }
-end
+--#include parts/epoch.lua
+--#include parts/admission.lua
 
 if #KEYS ~= 2 then
   return redis.error_reply('ERR_ARGUMENT expected the intent and the pending list')
 end
 local sequence = ARGV[1]
-if sequence == nil or not string.match(sequence, '^%d+$') then
-  return redis.error_reply('ERR_ARGUMENT sequence')
-end
 local admission_epoch = ARGV[2]
-if admission_epoch == nil or not string.match(admission_epoch, '^%-?%d+$') then
-  return redis.error_reply('ERR_ARGUMENT admission epoch')
+local malformed = admission_arguments(sequence, admission_epoch)
+if malformed then
+  return malformed
 end
 local kind = redis.call('TYPE', KEYS[1])['ok']
 if kind ~= 'hash' and kind ~= 'none' then
@@ -49,8 +39,7 @@ if pending_kind ~= 'zset' and pending_kind ~= 'none' then
 end
 if kind == 'hash' then
   local intent = redis.call('HMGET', KEYS[1], 'sequence', 'epoch')
-  if tonumber(intent[1]) ~= tonumber(sequence)
-      or (intent[2] and tonumber(intent[2]) ~= tonumber(admission_epoch)) then
+  if other_admission(intent[1], intent[2], sequence, admission_epoch) then
     return { 6 }
   end
 end

@@ -18,30 +18,11 @@
 --                                              oldest first; age: milliseconds since admission by
 --                                              this Redis's clock
 --   error "ERR_ARGUMENT <reason>" / "ERR_TYPE <key>": malformed call
---
--- The gate's epoch comes first, before the keys and arguments above: KEYS[1] is the marker of the
--- partition the script acts in (hash stockade:{<t>}:gate) and ARGV[1] the epoch the caller opened
--- the gate in. When the marker holds another epoch, or none (Redis lost the partition's data, or
--- the gate is being rebuilt from the event store), the script answers {-1}, CLOSED. The rest of the
--- script sees KEYS and ARGV without them.
-local marker = table.remove(KEYS, 1)
-local gate_epoch = table.remove(ARGV, 1)
-if marker == nil or gate_epoch == nil or redis.call('HGET', marker, 'epoch') ~= gate_epoch then
-  return { -1 }
-end
 
-local MAX = 9007199254740991
+--#include parts/epoch.lua
 
-local function integer(value, min, max)
-  if value == nil or not string.match(value, '^%-?%d+$') then
-    return nil
-  end
-  local number = tonumber(value)
-  if number == nil or number < min or number > (max or MAX) then
-    return nil
-  end
-  return number
-end
+--#include parts/integer.lua
+--#include parts/time_ms.lua
 
 if #KEYS ~= 1 then
   return redis.error_reply('ERR_ARGUMENT expected the pending list')
@@ -55,8 +36,7 @@ if bound == nil or most == nil then
   return redis.error_reply('ERR_ARGUMENT expected a bound and a count')
 end
 
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local now = time_ms()
 local entries = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now - bound, 'WITHSCORES', 'LIMIT', 0,
   most)
 local reply = { 1 }

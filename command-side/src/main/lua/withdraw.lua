@@ -32,24 +32,15 @@
 --   {6}   OTHER_ADMISSION: the intent is another admission's of that id; nothing changed
 --   error "ERR_ARGUMENT <reason>" / "ERR_TYPE <key>" / "ERR_STATE <key>": nothing written
 
--- The gate's epoch comes first, before the keys and arguments above: KEYS[1] is the marker of the
--- partition the script acts in (hash stockade:{<t>}:gate) and ARGV[1] the epoch the caller opened
--- the gate in. When the marker holds another epoch, or none (Redis lost the partition's data, or
--- the gate is being rebuilt from the event store), the script answers {-1}, CLOSED, and writes
--- nothing. The rest of the script sees KEYS and ARGV without them.
-local marker = table.remove(KEYS, 1)
-local gate_epoch = table.remove(ARGV, 1)
-if marker == nil or gate_epoch == nil or redis.call('HGET', marker, 'epoch') ~= gate_epoch then
-  return { -1 }
-end
+--#include parts/epoch.lua
+--#include parts/admission.lua
+--#include parts/intent_lines.lua
 
 local sequence = ARGV[1]
-if sequence == nil or not string.match(sequence, '^%d+$') then
-  return redis.error_reply('ERR_ARGUMENT sequence')
-end
 local admission_epoch = ARGV[2]
-if admission_epoch == nil or not string.match(admission_epoch, '^%-?%d+$') then
-  return redis.error_reply('ERR_ARGUMENT admission epoch')
+local malformed = admission_arguments(sequence, admission_epoch)
+if malformed then
+  return malformed
 end
 if ARGV[3] == nil then
   return redis.error_reply('ERR_ARGUMENT lines')
@@ -75,8 +66,7 @@ if decisions_kind ~= 'stream' and decisions_kind ~= 'none' then
 end
 local intent = redis.call('HMGET', KEYS[1], 'state', 'lines', 'user', 'sequence', 'recorders',
   'epoch')
-if tonumber(intent[4]) ~= tonumber(sequence)
-    or (intent[6] and tonumber(intent[6]) ~= tonumber(admission_epoch)) then
+if other_admission(intent[4], intent[6], sequence, admission_epoch) then
   return { 6 }
 end
 if intent[1] ~= 'RESERVED' or not redis.call('ZSCORE', KEYS[2], KEYS[1]) then
@@ -86,27 +76,13 @@ if intent[2] ~= ARGV[3] then
   return { 5 }
 end
 local user = intent[3]
-local lines = {}
-for sku, quantity in string.gmatch(intent[2], '(%S+) (%d+)') do
-  lines[#lines + 1] = { sku = sku, quantity = tonumber(quantity) }
-end
+local lines = intent_lines(intent[2])
 if #KEYS ~= 3 + 2 * #lines then
   return redis.error_reply('ERR_ARGUMENT expected 3 + 2 keys per line')
 end
-for i, line in ipairs(lines) do
-  local counters = KEYS[2 + 2 * i]
-  local holders = KEYS[3 + 2 * i]
-  if redis.call('TYPE', counters)['ok'] ~= 'hash' then
-    return redis.error_reply('ERR_TYPE ' .. counters)
-  end
-  local holders_kind = redis.call('TYPE', holders)['ok']
-  if holders_kind ~= 'hash' and holders_kind ~= 'none' then
-    return redis.error_reply('ERR_TYPE ' .. holders)
-  end
-  local reserved = tonumber(redis.call('HGET', counters, 'reserved') or '0')
-  if reserved < line.quantity then
-    return redis.error_reply('ERR_STATE ' .. counters .. ' reserved ' .. reserved)
-  end
+local unreserved = reserved_error(lines, 2)
+if unreserved then
+  return unreserved
 end
 
 if tonumber(intent[5] or '1') > 1 then

@@ -38,29 +38,12 @@
 --                                  nothing changed
 --   error "ERR_ARGUMENT <reason>" / "ERR_TYPE <key>": malformed call; nothing written
 
--- The gate's epoch comes first, before the keys and arguments above: KEYS[1] is the marker of the
--- partition the script acts in (hash stockade:{<t>}:gate) and ARGV[1] the epoch the caller opened
--- the gate in. When the marker holds another epoch, or none (Redis lost the partition's data, or
--- the gate is being rebuilt from the event store), the script answers {-1}, CLOSED, and writes
--- nothing. The rest of the script sees KEYS and ARGV without them.
-local marker = table.remove(KEYS, 1)
-local gate_epoch = table.remove(ARGV, 1)
-if marker == nil or gate_epoch == nil or redis.call('HGET', marker, 'epoch') ~= gate_epoch then
-  return { -1 }
-end
+--#include parts/epoch.lua
 
-local MAX = 9007199254740991
+--#include parts/integer.lua
 
-local function integer(value, min, max)
-  if value == nil or not string.match(value, '^%-?%d+$') then
-    return nil
-  end
-  local number = tonumber(value)
-  if number == nil or number < min or number > (max or MAX) then
-    return nil
-  end
-  return number
-end
+--#include parts/valid_id.lua
+--#include parts/time_ms.lua
 
 if #KEYS ~= 3 or (#ARGV ~= 4 and #ARGV ~= 5) then
   return redis.error_reply('ERR_ARGUMENT expected 3 keys and 4 or 5 arguments')
@@ -74,7 +57,7 @@ if sku == nil then
   return redis.error_reply('ERR_ARGUMENT counters key')
 end
 local id = ARGV[1]
-if #id < 1 or #id > 64 or not string.match(id, '^[%w%._%-]+$') then
+if not valid_id(id) then
   return redis.error_reply('ERR_ARGUMENT adjustmentId')
 end
 local quantity = integer(ARGV[2], -MAX)
@@ -140,7 +123,5 @@ redis.call('HSET', KEYS[2], id, string.format('%.0f %.0f PENDING', quantity, tak
 if content ~= nil then
   redis.call('HSET', KEYS[2], id .. ':content', content)
 end
-local time = redis.call('TIME')
-redis.call('ZADD', KEYS[3], tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000),
-  sku .. ' ' .. id)
+redis.call('ZADD', KEYS[3], time_ms(), sku .. ' ' .. id)
 return { 1, take, redis.call('HINCRBY', KEYS[1], 'available', -take) }

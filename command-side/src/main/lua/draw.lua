@@ -2,9 +2,9 @@
 -- each exactly as reserve.lua decides it (with the draw's flag: a draw in progress does not hold
 -- it back, and a refusal is kept in its intent record).
 --
--- This file is the loop only: the gate loads it after reserve.lua's whole text wrapped as the
--- function reserve(KEYS, ARGV), so that the draw decides with the very code of reserve.lua (see
--- GateScripts.loadDraw). One call holds Redis for the time of its reservations (a few tens of
+-- reserve.lua's code is included below as the function reserve(KEYS, ARGV) (its epoch check, then
+-- parts/reserve.lua with this call's memo), so that the draw decides with the very code of
+-- reserve.lua. One call holds Redis for the time of its reservations (a few tens of
 -- microseconds each): the caller sends them in batches.
 --
 -- KEYS[1]   the partition's marker, ARGV[1] the epoch (the gate's epoch check, as every script)
@@ -15,11 +15,24 @@
 --
 -- Returns {0, reply_1, ..., reply_n}: reserve.lua's reply for each reservation, in order; or {-1}
 -- (CLOSED) and nothing decided when the marker holds another epoch or none.
+
+-- The call's own epoch check, not parts/epoch.lua's: it leaves the marker and the epoch in place to
+-- hand them on with each reservation, whose reserve() checks them again as reserve.lua does.
 local marker = KEYS[1]
 local epoch = ARGV[1]
 if marker == nil or epoch == nil or redis.call('HGET', marker, 'epoch') ~= epoch then
   return { -1 }
 end
+
+-- reserve.lua's draw_memo for every reservation of this call (parts/reserve.lua).
+local memo = { types = {} }
+
+local function reserve(KEYS, ARGV)
+--#include parts/epoch.lua
+local draw_memo = memo
+--#include parts/reserve.lua
+end
+
 local count = tonumber(ARGV[2])
 if count == nil then
   return redis.error_reply('ERR_ARGUMENT count')

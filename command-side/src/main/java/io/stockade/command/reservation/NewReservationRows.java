@@ -1,0 +1,110 @@
+package io.stockade.command.reservation;
+
+import io.stockade.api.reservation.ReservationEvent;
+import io.stockade.api.reservation.ReserveStockCommand;
+import io.stockade.api.reservation.StockReserved;
+import io.stockade.platform.jdbc.MultiRowInsert;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.axonframework.commandhandling.CommandMessage;
+import org.axonframework.commandhandling.GenericCommandMessage;
+import org.axonframework.common.DateTimeUtils;
+import org.axonframework.config.Configuration;
+import org.axonframework.eventhandling.GenericDomainEventMessage;
+import org.axonframework.eventhandling.GenericEventMessage;
+import org.axonframework.eventsourcing.eventstore.jpa.DomainEventEntry;
+import org.axonframework.messaging.correlation.CorrelationDataProvider;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+/**
+ * The rows of new reservations, as {@link StoringReservations} writes them: each one's {@code
+ * StockReserved} as Axon's JPA engine writes an aggregate's first event (the {@link Reservation}
+ * aggregate's type, the stream, sequence 0, metadata from Axon's correlation data providers,
+ * serialized by its event serializer), and its expiry's due time; many rows to a statement.
+ */
+final class NewReservationRows {
+
+  /** The aggregate type Axon stores with a reservation's events: its class's simple name. */
+  static final String AGGREGATE_TYPE = Reservation.class.getSimpleName();
+
+  private static final String EVENT_COLUMNS =
+      "insert into domain_event_entry (aggregate_identifier, sequence_number, type,"
+          + " event_identifier, meta_data, payload, payload_revision, payload_type, time_stamp)"
+          + " values ";
+  private static final String EVENT_ROW = "(?, 0, ?, ?, ?, ?, ?, ?, ?)";
+  private static final String EXPIRY_COLUMNS =
+      "insert into reservation_expiry (reservation_id, due_at) values ";
+  private static final String EXPIRY_ROW = "(?, ?)";
+
+  private final JdbcTemplate jdbc;
+  private final Configuration axon;
+
+  NewReservationRows(JdbcTemplate jdbc, Configuration axon) {
+    this.jdbc = jdbc;
+    this.axon = axon;
+  }
+
+  /** The event that begins a reservation's stream. */
+  static StockReserved reserved(ReserveStockCommand command) {
+    return new StockReserved(
+        command.reservationId(),
+        command.userId(),
+        command.lines(),
+        command.reservedAt(),
+        command.expiresAt(),
+        command.admissionSequence(),
+        command.gateEpoch());
+  }
+
+  /** The event's row, as Axon's JPA engine writes an aggregate's event. */
+  DomainEventEntry row(ReserveStockCommand command) {
+    CommandMessage<ReserveStockCommand> message = GenericCommandMessage.asCommandMessage(command);
+    Map<String, Object> metaData = new HashMap<>();
+    for (CorrelationDataProvider provider : axon.correlationDataProviders()) {
+      metaData.putAll(provider.correlationDataFor(message));
+    }
+    StockReserved reserved = reserved(command);
+    return new DomainEventEntry(
+        new GenericDomainEventMessage<>(
+            AGGREGATE_TYPE,
+            ReservationEvent.streamId(command.reservationId()),
+            0,
+            reserved,
+            metaData,
+            UUID.randomUUID().toString(),
+            GenericEventMessage.clock.instant()),
+        axon.eventSerializer());
+  }
+
+  /** The events' rows, in one statement. */
+  void insertEvents(List<DomainEventEntry> rows) {
+    List<Object> arguments = new ArrayList<>(rows.size() * 8);
+    for (DomainEventEntry row : rows) {
+      arguments.add(row.getAggregateIdentifier());
+      arguments.add(row.getType());
+      arguments.add(row.getEventIdentifier());
+      arguments.add(row.getMetaData().getData());
+      arguments.add(row.getPayload().getData());
+      arguments.add(row.getPayload().getType().getRevision());
+      arguments.add(row.getPayload().getType().getName());
+      arguments.add(DateTimeUtils.formatInstant(row.getTimestamp()));
+    }
+    jdbc.update(MultiRowInsert.sql(EVENT_COLUMNS, EVENT_ROW, rows.size()), arguments.toArray());
+  }
+
+  /** The reservations' expiry rows ({@code reservation_expiry}), in one statement. */
+  void insertExpiries(List<ReserveStockCommand> commands) {
+    List<Object> arguments = new ArrayList<>(commands.size() * 2);
+    for (ReserveStockCommand command : commands) {
+      arguments.add(command.reservationId());
+      arguments.add(LocalDateTime.ofInstant(command.expiresAt(), ZoneOffset.UTC));
+    }
+    jdbc.update(
+        MultiRowInsert.sql(EXPIRY_COLUMNS, EXPIRY_ROW, commands.size()), arguments.toArray());
+  }
+}

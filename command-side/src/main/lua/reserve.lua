@@ -1,0 +1,150 @@
+-- Admission gate: reserve every line of one reservation in one partition, or none.
+--
+-- All keys lie in one partition (one hash slot, tag {<t>}). A reservation whose SKUs lie in several
+-- partitions is admitted one partition at a time, each part with this script: the first part takes
+-- the next sequence number, the others are given it (ARGV[5]); a part that is refused makes the
+-- caller withdraw the parts it took (withdraw.lua).
+--
+-- The request's rate limits come first (after the gate's epoch, below): ARGV[1] is b, the number
+-- of its token buckets (0 to 64), KEYS[1..b] the buckets and ARGV[2..2b+1] their capacities and
+-- refills, as token_buckets below (the same code as ratelimit.lua's) takes them: on one Redis a
+-- reservation takes its buckets in this call, a round trip less than a call of ratelimit.lua
+-- before it. b is 0 for no buckets (rate limits off; on a cluster, where the buckets lie in other
+-- slots and ratelimit.lua takes them first; every part but the first of a reservation admitted
+-- part by part, and every call after its first while units are gathered from other buckets).
+-- The keys and arguments below are numbered without them.
+--
+-- KEYS[1]          intent record of the reservation's part (hash)  stockade:{<t>}:reservation:<reservationId>
+-- KEYS[2]          admission sequence (string counter)             stockade:{<t>}:gate:sequence
+-- KEYS[3]          admitted, not yet known to be recorded          stockade:{<t>}:gate:pending
+--                  (sorted set: intent keys scored by the admission's time by this Redis's
+--                  clock, TIME, in ms; the recovery sweeper's work list, cleared once the
+--                  reservation's event is stored; pending.lua reads it by the same clock)
+-- KEYS[4]          the partition's decisions (stream)              stockade:{<t>}:gate:decisions
+--                  one entry per decision this script makes (admitted or refused), appended in
+--                  the same call, so that the stream's order is the order of decisions; the
+--                  command side moves the entries to the database (table gate_decision) and
+--                  trims what it moved. Entry: one field d, "<sequence> <epoch> <outcome>
+--                  <userId> <reservationId>" then "<skuId> <quantity> <availableAfter>" per
+--                  merged line; outcome A (admitted), I (insufficient stock), L (limit exceeded),
+--                  N (sale not open yet), C (sale closed), P (sale paused), G (refusals dropped,
+--                  below)
+-- KEYS[5]          refusals dropped while the stream is full (hash) stockade:{<t>}:gate:dropped
+--                  an admitted decision is always appended; a refusal is appended only while the
+--                  stream holds fewer than ARGV[7] entries, else it is counted here (field
+--                  count, and "<skuId> <userId>" per merged line) with no sequence number. The
+--                  first decision appended once the stream has room again first closes the gap:
+--                  one entry "<sequence> <epoch> G <userId> - <skuId> <refusals> -" per field,
+--                  each with a sequence number of its own, at the place in the order where the
+--                  refusals were dropped (close_gap below; gap.lua closes it when no decision
+--                  comes)
+-- KEYS[4+2i]       counters of the SKU of line i (hash)            stockade:{<t>}:sku:<skuId>
+--                  fields available, reserved, sold, limit (-1 = no per-user limit), and the
+--                  sale's state (sale.lua writes it): opensAt, closesAt (epoch ms by Redis TIME;
+--                  absent: no bound), paused (1: paused); for a SKU split into buckets, the
+--                  counters of the user's bucket, in this partition (every bucket holds the
+--                  same sale state)
+-- KEYS[5+2i]       units each user holds of that SKU (hash)
+--                  stockade:{<t>}:sku:<skuId>:holders
+--                  for i = 1..n, in the caller's line order
+-- ARGV[1]          userId
+-- ARGV[2]          fingerprint: the whole reservation's content in canonical form; a retry must
+--                  match it
+-- ARGV[3]          now, epoch milliseconds, by the caller's clock: the admission's business
+--                  times (admittedAt, and expiresAt = now + hold), never its pending score
+-- ARGV[4]          hold, milliseconds until the reservation expires unless confirmed
+-- ARGV[5]          0: take the next sequence number; else the sequence number of this admission
+--                  (given by its first part); an intent of another sequence is REUSED
+-- ARGV[6]          the partition's index p: a new sequence number is counter * 1024 + p, unique
+--                  across partitions
+-- ARGV[7]          how many entries the decision stream may hold before refusals are dropped
+--                  (counted in KEYS[5]): the backlog the database may fall behind by. Nothing is
+--                  ever trimmed: admitted decisions are appended whatever the stream's length
+-- ARGV[8]          flags, the sum of: 1: an INSUFFICIENT refusal is a decision (recorded);
+--                  without it the refusal is tentative, not recorded, because the caller will
+--                  gather units from the SKU's other buckets and try again (it then records the
+--                  decision it ends with); 2: a call of the pre-queue's draw: a draw pending on
+--                  a line does not hold it back (DRAW_IN_PROGRESS below), and a refusal is kept
+--                  in the intent record (state REFUSED, field refusal: the reply) so that the
+--                  reservation is decided once
+-- ARGV[7+2i]       skuId of line i
+-- ARGV[8+2i]       quantity of line i, an integer from 1 to 2^31-1
+--
+-- Lines naming the same SKU are merged (quantities added) before anything is checked;
+-- "line index" below is 0-based in the merged order (first occurrence of each SKU).
+--
+-- Returns:
+--   {1, sequence, admittedAt, expiresAt}          ADMITTED: all lines taken, intent recorded and
+--                                                 listed as pending
+--   {2, sequence, admittedAt, expiresAt, state, recording, epoch}
+--                                                 DUPLICATE: this reservation was admitted before
+--                                                 with the same content; nothing taken. recording
+--                                                 is 1 when it is RESERVED and still pending: the
+--                                                 caller is counted as one more of its recorders
+--                                                 (field recorders) and must store it, else 0.
+--                                                 epoch: the gate epoch of that admission (-1 for
+--                                                 an intent written before intents kept it).
+--                                                 state REFUSED: refused by the draw; the 8th
+--                                                 element is the refusal's reply, its numbers
+--                                                 joined by spaces
+--   {3}                                           REUSED: the id is known with other content, or
+--                                                 (with a given sequence) of another admission
+--   {4, lineIndex, sequence}                      INSUFFICIENT: not enough available stock
+--                                                 (sequence 0: tentative, not recorded; -1:
+--                                                 dropped, counted in KEYS[5])
+--   {5, lineIndex, limit, alreadyHeld, sequence}  LIMIT_EXCEEDED: the user's allowance is too small
+--                                                 (sequence -1: dropped, counted in KEYS[5])
+--   {6, lineIndex}                                UNKNOWN_SKU: no counters for that SKU
+--   {8, lineIndex, opensAt, sequence, now}        SALE_NOT_OPEN: this Redis's TIME (now, epoch ms)
+--                                                 is before the SKU's opensAt (epoch ms)
+--   {9, lineIndex, closesAt, sequence}            SALE_CLOSED: TIME is at or after closesAt
+--   {10, lineIndex, sequence}                     SALE_PAUSED: the SKU's sale is paused
+--                                                 (sequence -1 for each: dropped, counted in KEYS[5])
+--   {11, opensAt, now}                            QUEUED: every line is a SKU in its pre-queue
+--                                                 (prequeue ms before opensAt, by TIME) with the
+--                                                 same opensAt: the caller queues it for the draw;
+--                                                 nothing written, no decision
+--   {12, lineIndex, opensAt}                      DRAW_IN_PROGRESS: TIME is at or after the line's
+--                                                 opensAt and its pre-queue's draw is not decided
+--                                                 yet (field drawn is not opensAt); nothing
+--                                                 written, no decision
+--   {7, bucket, retryAfterMillis}                 RATE_LIMITED: token bucket number bucket (1-based,
+--                                                 the first short one) holds less than one token;
+--                                                 nothing written, no decision. retryAfterMillis
+--                                                 (at least 1): until every short bucket holds one
+--   error "ERR_ARGUMENT <reason>"                 malformed call; nothing written
+--   error "ERR_TYPE <key>"                        a key holds the wrong Redis type; nothing written
+-- The sale's state is checked before stock and limits, for every line in line order before any
+-- line's stock: per line not open (a line in its pre-queue is queueable instead), then closed,
+-- then paused, then a draw in progress; the first line that fails answers. A reservation whose
+-- lines are all queueable with one opensAt is QUEUED; one mixing a queueable line with an open
+-- line, or two opensAt, is SALE_NOT_OPEN for the first line that cannot be queued with the rest.
+-- Its clock is this Redis's TIME, read only when a line has a bound (a SKU with no schedule costs
+-- no call). Stock and limits follow, line by line: insufficient, then limit exceeded.
+-- Every check runs before the first write. Every reply but CLOSED, RATE_LIMITED and the errors
+-- takes one token from each bucket, with the reply's writes. A decision (ADMITTED, INSUFFICIENT unless tentative,
+-- LIMIT_EXCEEDED, SALE_NOT_OPEN, SALE_CLOSED, SALE_PAUSED: these three are never tentative) takes a sequence number and appends its entry to the decision stream; a refusal
+-- writes nothing else. DUPLICATE and REUSED are no decisions (a retry answered from the record, a misused id),
+-- and an unknown SKU or an error writes nothing at all: an order naming an unknown SKU is answered
+-- UNKNOWN_SKU whatever its other lines.
+--
+-- Whether an admission was abandoned (pending for longer than a bound) is judged by one clock, the
+-- partition's Redis's: the pending score is its TIME, not the caller's now, so that an instance
+-- whose clock runs ahead or behind neither gives up others' admissions early nor has its own given
+-- up early.
+--
+-- An admission is named by its sequence and its epoch: the intent keeps both (fields sequence and
+-- epoch, the gate epoch the script runs in), and every later step of the reservation (confirm,
+-- release, withdraw, recorded) names them and leaves any other admission of the id alone.
+
+--#include parts/epoch.lua
+
+-- The draw's memo: nil here; in the draw's script (draw.lua, which decides each reservation with
+-- parts/reserve.lua as this script does) the table its call shares among the reservations it
+-- decides: types (the keys whose type a check found right: this script writes only those types, so
+-- within one call a key found right stays right) and clock (the call's one TIME, ms: the draw
+-- decides a call's reservations at one instant). A draw of 100,000 then asks Redis the types of its
+-- shared keys and the time once per call, not once per reservation.
+local draw_memo = nil
+
+--#include parts/reserve.lua
