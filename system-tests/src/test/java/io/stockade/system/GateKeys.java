@@ -7,31 +7,27 @@ import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
+import io.stockade.gatekeys.GateKey;
+import io.stockade.gatekeys.GateKeyspace;
+import io.stockade.gatekeys.PartitionKeys;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
- * The admission gate's keys as docs/design.md names them ("The gate's Redis keys"), read from each
+ * The admission gate's keys ({@link PartitionKeys}, as docs/design.md lists them), read from each
  * master of the cluster in turn (a SCAN walks one node only), on a connection of its own per call,
  * so that a master restarted in between is simply read again.
  */
 final class GateKeys implements AutoCloseable {
 
   private static final String HOST = "127.0.0.1";
-  private static final Pattern TAG = Pattern.compile("^stockade:\\{g(\\d+)(?:\\.\\d+)?}:");
 
-  /** The keys it reads, as docs/design.md writes them ({@code GateKeysLayoutTest} checks it). */
-  static final String COUNTERS = "stockade:{<t>}:sku:<skuId>";
-
-  static final String PENDING = "stockade:{<t>}:gate:pending";
-
-  static final String MOVES_OUT = "stockade:{<t>}:gate:moves-out";
+  /** The keys of every partition: their names as SCAN patterns (braces are literal in one). */
+  private static final PartitionKeys EVERY = PartitionKeys.of("*");
 
   private final RedisClient client = RedisClient.create();
   private final List<Integer> masters;
@@ -61,19 +57,14 @@ final class GateKeys implements AutoCloseable {
     }
   }
 
-  /** A SCAN pattern of the key in every partition (braces are literal in a pattern). */
-  static String every(String shape) {
-    return shape.replace("<t>", "*");
-  }
-
-  /** Every counters hash of the SKU ({@code stockade:{<t>}:sku:<skuId>}), on every master. */
+  /** Every counters hash of the SKU ({@link PartitionKeys#counters}), on every master. */
   List<Bucket> buckets(String skuId) {
     List<Bucket> buckets = new ArrayList<>();
     for (int master : masters) {
       onMaster(
           master,
           redis -> {
-            for (String key : scan(redis, every(COUNTERS).replace("<skuId>", skuId))) {
+            for (String key : scan(redis, EVERY.counters(skuId))) {
               buckets.add(new Bucket(master, partitionOf(key), key, redis.hgetall(key)));
             }
             return null;
@@ -112,7 +103,7 @@ final class GateKeys implements AutoCloseable {
     for (int master : masters) {
       pending +=
           onMaster(
-              master, redis -> scan(redis, every(PENDING)).stream().mapToLong(redis::zcard).sum());
+              master, redis -> scan(redis, EVERY.pending()).stream().mapToLong(redis::zcard).sum());
     }
     return pending;
   }
@@ -124,10 +115,10 @@ final class GateKeys implements AutoCloseable {
       onMaster(
           master,
           redis -> {
-            for (String key : scan(redis, every(PENDING))) {
+            for (String key : scan(redis, EVERY.pending())) {
+              PartitionKeys partition = PartitionKeys.of(GateKey.parse(key).tag());
               for (String intent : redis.zrange(key, 0, -1)) {
-                ids.add(
-                    intent.substring(intent.indexOf(":reservation:") + ":reservation:".length()));
+                ids.add(partition.reservationId(intent));
               }
             }
             return null;
@@ -143,7 +134,7 @@ final class GateKeys implements AutoCloseable {
       transfers +=
           onMaster(
               master,
-              redis -> scan(redis, every(MOVES_OUT)).stream().mapToLong(redis::zcard).sum());
+              redis -> scan(redis, EVERY.transfers()).stream().mapToLong(redis::zcard).sum());
     }
     return transfers;
   }
@@ -161,11 +152,11 @@ final class GateKeys implements AutoCloseable {
   }
 
   private static int partitionOf(String key) {
-    Matcher matcher = TAG.matcher(key);
-    if (!matcher.find()) {
+    GateKey parsed = GateKey.parse(key);
+    if (parsed == null) {
       throw new IllegalStateException("Not a gate key of a partition: " + key);
     }
-    return Integer.parseInt(matcher.group(1));
+    return GateKeyspace.partitionIndex(parsed.tag());
   }
 
   private <T> T onMaster(int port, Function<RedisCommands<String, String>, T> work) {

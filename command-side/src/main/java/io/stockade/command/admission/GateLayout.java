@@ -1,6 +1,8 @@
 package io.stockade.command.admission;
 
 import io.lettuce.core.cluster.SlotHash;
+import io.stockade.gatekeys.GateKeyspace;
+import io.stockade.gatekeys.PartitionKeys;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
@@ -14,10 +16,11 @@ import java.util.regex.Pattern;
 
 /**
  * Where the gate keeps its keys. The gate's state is split into partitions; each partition is one
- * Redis Cluster hash slot (its keys share the hash tag {@code {tag}}), so that every script acts on
- * one slot and runs on one server. A SKU lives in the partition of its placement key (its whole id,
- * or the part {@code stockade.gate.placement-pattern} picks); a reservation's intent record lives
- * in the partition of its SKUs, one part per partition when its SKUs lie in several.
+ * Redis Cluster hash slot (its keys share the hash tag {@code {tag}}, and are named by {@link
+ * PartitionKeys}), so that every script acts on one slot and runs on one server. A SKU lives in the
+ * partition of its placement key (its whole id, or the part {@code stockade.gate.placement-pattern}
+ * picks); a reservation's intent record lives in the partition of its SKUs, one part per partition
+ * when its SKUs lie in several.
  *
  * <p>Partition {@code i} of {@code n} has a tag whose slot lies in the {@code i}-th of {@code n}
  * equal ranges of the 16,384 slots, so that a cluster whose masters hold contiguous ranges (as
@@ -30,15 +33,6 @@ final class GateLayout {
   static final int STRIDE = 1024;
 
   static final int SLOTS = SlotHash.SLOT_COUNT;
-
-  /** Every key of the gate, and the rate limits' (below): what a rebuild clears, but those. */
-  static final String PATTERN = "stockade:*";
-
-  /**
-   * Keys under the gate's prefix that are not the gate's state: the rate limits' token buckets
-   * ({@code io.stockade.command.ratelimit}). A rebuild leaves them as they are.
-   */
-  static final String NOT_GATE_PREFIX = "stockade:ratelimit:";
 
   private final List<Partition> partitions;
   private final Map<Integer, Partition> bySlot = new LinkedHashMap<>();
@@ -66,7 +60,7 @@ final class GateLayout {
   /** The smallest tag {@code g<i>}, {@code g<i>.1}, ... whose slot lies in the i-th range. */
   private static String tag(int index, int count) {
     for (int attempt = 0; ; attempt++) {
-      String tag = attempt == 0 ? "g" + index : "g" + index + "." + attempt;
+      String tag = GateKeyspace.tag(index, attempt);
       if ((long) SlotHash.getSlot(tag) * count / SLOTS == index) {
         return tag;
       }
@@ -195,128 +189,10 @@ final class GateLayout {
   }
 
   /** One partition: one hash slot, and the names of the gate's keys in it. */
-  record Partition(int index, String tag) {
+  record Partition(int index, String tag) implements PartitionKeys {
 
     int slot() {
       return SlotHash.getSlot(tag);
-    }
-
-    private String prefix() {
-      return "stockade:{" + tag + "}:";
-    }
-
-    /**
-     * Hash naming the epoch the gate's data belongs to ({@code epoch}, {@code runId} of the Redis
-     * servers it was built on, the layout's {@code partitions} and {@code placement}) or the epoch
-     * being rebuilt ({@code building}). Every script checks its partition's marker first: a
-     * partition without it (its server restarted empty, failed over, was flushed) admits nothing.
-     */
-    String marker() {
-      return prefix() + "gate";
-    }
-
-    String sequence() {
-      return prefix() + "gate:sequence";
-    }
-
-    /**
-     * Sorted set of the intent keys of admitted reservations not yet known to be recorded, scored
-     * by admission time: the recovery sweeper's work list.
-     */
-    String pending() {
-      return prefix() + "gate:pending";
-    }
-
-    /**
-     * Stream of the decisions the gate made in this partition (admitted or refused), in the order
-     * it made them, until they are moved to the database: see reserve.lua and {@link
-     * DecisionDrain}. A rebuild keeps it.
-     */
-    String decisions() {
-      return prefix() + "gate:decisions";
-    }
-
-    /**
-     * Hash of the refusals dropped while the decision stream held its whole backlog (field {@code
-     * count}, and {@code "<skuId> <userId>"} with each one's refusals), until the gap is closed by
-     * entries in the stream: see reserve.lua and gap.lua. A rebuild keeps it.
-     */
-    String dropped() {
-      return prefix() + "gate:dropped";
-    }
-
-    /**
-     * Sorted set of the moves of units out of this partition's buckets not yet known to have
-     * arrived, scored by this partition's server clock (ms): {@code "<moveId> <skuId>
-     * <targetPartition> <units>"}.
-     */
-    String transfers() {
-      return prefix() + "gate:moves-out";
-    }
-
-    /** Hash of the same moves as {@link #transfers()}, by move id. */
-    String transferIds() {
-      return prefix() + "gate:moves-out-ids";
-    }
-
-    /**
-     * Hash of the moves into this partition's buckets, by move id: {@code "EXPECTED <skuId> <units
-     * at most>"} until their units arrive, then {@code "APPLIED <skuId> <units>"} until the source
-     * is done with them.
-     */
-    String transfersIn() {
-      return prefix() + "gate:moves-in";
-    }
-
-    /** The last move id this partition gave out (the ids of moves into its buckets). */
-    String transferSequence() {
-      return prefix() + "gate:move-sequence";
-    }
-
-    /** Hash of a SKU's counters: available, reserved, sold, limit. */
-    String counters(String skuId) {
-      return prefix() + "sku:" + skuId;
-    }
-
-    /** Hash of the units each user holds (reserved or confirmed) of a SKU. */
-    String holders(String skuId) {
-      return prefix() + "sku:" + skuId + ":holders";
-    }
-
-    /**
-     * Hash of the stock adjustments applied to a SKU in this bucket: id to {@code "<quantity>
-     * <units> <state>"} (the whole adjustment's signed quantity, the units taken or added here,
-     * PENDING or RECORDED); see adjust.lua.
-     */
-    String adjustments(String skuId) {
-      return prefix() + "sku:" + skuId + ":adjustments";
-    }
-
-    /**
-     * Sorted set of the adjustment takes in this partition not yet known to be recorded, {@code
-     * "<skuId> <adjustmentId>"} scored by this partition's server clock (ms): the work list of the
-     * sweeper that settles takes whose event was never stored.
-     */
-    String adjustmentsPending() {
-      return prefix() + "gate:adjustments-pending";
-    }
-
-    /** Hash of the replenishments applied to a SKU: id to quantity. */
-    String replenishments(String skuId) {
-      return prefix() + "sku:" + skuId + ":replenishments";
-    }
-
-    /**
-     * Hash recording the part of an admitted reservation in this partition: its state, user, the
-     * lines of this partition's SKUs, and the admission.
-     */
-    String intent(String reservationId) {
-      return prefix() + "reservation:" + reservationId;
-    }
-
-    /** The reservation id inside one of this partition's intent keys. */
-    String reservationId(String intentKey) {
-      return intentKey.substring(intent("").length());
     }
   }
 }

@@ -4,6 +4,7 @@ import io.lettuce.core.cluster.SlotHash;
 import io.stockade.api.StreamFold;
 import io.stockade.api.reservation.ReservationLine;
 import io.stockade.command.admission.GateLayout.Partition;
+import io.stockade.gatekeys.GateKeyspace;
 import io.stockade.platform.concurrent.DaemonThreads;
 import io.stockade.platform.eventstore.EventTableFold;
 import java.time.Clock;
@@ -239,10 +240,10 @@ class GateRebuild {
    */
   private Cleared clear(StringRedisTemplate redis, List<RestoreWriter> writers) {
     int stale = 0;
-    for (String key : GateServers.keys(redis, GateLayout.PATTERN)) {
+    for (String key : GateServers.keys(redis, GateKeyspace.PATTERN)) {
       Partition partition = layout.partitionOfSlot(SlotHash.getSlot(key));
       // The decision streams and gaps are the decisions' only copy until they are moved.
-      if (key.startsWith(GateLayout.NOT_GATE_PREFIX)
+      if (key.startsWith(GateKeyspace.RATE_LIMITS_PREFIX)
           || (partition != null
               && (partition.marker().equals(key)
                   || partition.decisions().equals(key)

@@ -1,5 +1,7 @@
 package io.stockade.command.ratelimit;
 
+import io.stockade.gatekeys.GateKeyspace;
+
 /**
  * Names of the rate limits' Redis keys: under the gate's prefix and with its hash-tag convention,
  * but not the gate's state. A gate rebuild leaves them alone and the reconciliation does not read
@@ -8,7 +10,7 @@ package io.stockade.command.ratelimit;
 final class RateLimitKeys {
 
   /** Every rate-limit key starts with it (the gate's rebuild skips it). */
-  static final String PREFIX = "stockade:ratelimit:";
+  static final String PREFIX = GateKeyspace.RATE_LIMITS_PREFIX;
 
   private RateLimitKeys() {}
 

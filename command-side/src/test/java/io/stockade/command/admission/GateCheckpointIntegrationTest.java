@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.stockade.command.CommandSideApplication;
+import io.stockade.gatekeys.GateKeyspace;
 import io.stockade.localinfra.EmbeddedRedis;
 import io.stockade.platform.testing.ApiClient;
 import java.nio.file.Files;
@@ -284,9 +285,9 @@ class GateCheckpointIntegrationTest {
                         partition.marker(), partition.decisions(), partition.dropped()))
             .collect(Collectors.toSet());
     List<String> keys =
-        GateServers.keys(gateRedis, GateLayout.PATTERN).stream()
+        GateServers.keys(gateRedis, GateKeyspace.PATTERN).stream()
             .filter(key -> !notCompared.contains(key))
-            .filter(key -> !key.startsWith(GateLayout.NOT_GATE_PREFIX))
+            .filter(key -> !key.startsWith(GateKeyspace.RATE_LIMITS_PREFIX))
             .toList();
     return GateKeyDump.of(gateRedis, keys);
   }

@@ -11,9 +11,10 @@ import org.springframework.stereotype.Component;
 
 /**
  * The admission gate's own state as the operator sees it: OPEN, REBUILDING or CLOSED and why, read
- * from the partitions' markers in Redis ({@code stockade:{<t>}:gate}, see {@link GateKeyNames}), as
- * {@link GateReader#markerState} judges them. Redis that cannot be reached is a CLOSED gate, not an
- * error: the command side admits nothing then either.
+ * from the partitions' markers in Redis ({@code stockade:{<t>}:gate}, see {@link
+ * io.stockade.gatekeys.PartitionKeys#marker()}), as {@link GateReader#markerState} judges them.
+ * Redis that cannot be reached is a CLOSED gate, not an error: the command side admits nothing then
+ * either.
  *
  * <p>The partitions found are remembered, so that an open gate is read by name (a few HGETALLs),
  * and only a gate that no longer reads as open is looked for again by a SCAN of the markers. The

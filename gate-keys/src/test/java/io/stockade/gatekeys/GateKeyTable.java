@@ -1,4 +1,4 @@
-package io.stockade.platform.testing;
+package io.stockade.gatekeys;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -12,8 +12,7 @@ import java.util.regex.Pattern;
 /**
  * The admission gate's Redis keys as {@code docs/design.md} lists them (the table under "The gate's
  * Redis keys"): each key's shape, such as {@code stockade:{<t>}:sku:<skuId>}, and its Redis type.
- * The one list that the command side's names ({@code GateLayout}), its scripts' headers, the query
- * side's copy ({@code GateKeyNames}) and the system tests' reader ({@code GateKeys}) are each
+ * The list that the names ({@link PartitionKeys}) and the command side's scripts' headers are
  * checked against, from their module's directory.
  */
 public final class GateKeyTable {
