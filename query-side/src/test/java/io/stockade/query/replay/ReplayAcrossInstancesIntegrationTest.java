@@ -122,7 +122,10 @@ class ReplayAcrossInstancesIntegrationTest {
                   () -> http.get("/api/stock/" + sku),
                   answer -> answer.getBody().get("reserved").asLong() == reserved);
       assertThat(stock.getHeaders().getFirst(ReplayHeader.NAME)).isNull();
-      assertThat(http.get("/api/reservations/" + after).getStatusCode().value()).isEqualTo(200);
+      // The reservation view has a processor of its own, which may be a moment behind the stock's.
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(() -> http.get("/api/reservations/" + after).getStatusCode().value() == 200);
     }
   }
 
