@@ -47,7 +47,7 @@ public record Admission(
    * The fingerprint of an admission of {@code lines} by {@code userId} for {@code holdMillis}:
    * "user|hold|sku=qty,sku=qty" with the lines in the order of their SKUs.
    */
-  static String fingerprint(String userId, long holdMillis, List<ReservationLine> lines) {
+  public static String fingerprint(String userId, long holdMillis, List<ReservationLine> lines) {
     List<ReservationLine> sorted = lines;
     if (lines.size() > 1) {
       sorted = new ArrayList<>(lines);

@@ -301,11 +301,11 @@ public interface AdmissionGate {
       AdjustmentOutcome outcome, Long available, Long recordedQuantity, long gateEpoch) {
 
     /** An outcome not yet stamped with the epoch of the gate that gave it. */
-    Adjustment(AdjustmentOutcome outcome, Long available, Long recordedQuantity) {
+    public Adjustment(AdjustmentOutcome outcome, Long available, Long recordedQuantity) {
       this(outcome, available, recordedQuantity, -1);
     }
 
-    Adjustment inEpoch(long epoch) {
+    public Adjustment inEpoch(long epoch) {
       return new Adjustment(outcome, available, recordedQuantity, epoch);
     }
   }

@@ -4,9 +4,9 @@ package io.stockade.command.admission;
  * The gate is closed: Redis lost its data, is being rebuilt, or was never opened. Every operation
  * answers it as "unavailable", as it does Redis not answering.
  */
-final class GateClosedException extends RuntimeException {
+public final class GateClosedException extends RuntimeException {
 
-  GateClosedException(String message) {
+  public GateClosedException(String message) {
     super(message, null, false, false);
   }
 }

@@ -7,8 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.stockade.command.admission.AdmissionDecision;
-import io.stockade.command.admission.TestRedis;
 import io.stockade.command.admission.TokenBucket;
+import io.stockade.command.admission.redis.TestRedis;
 import io.stockade.command.ratelimit.RateLimitProperties.Limit;
 import io.stockade.platform.web.ProblemException;
 import java.io.IOException;

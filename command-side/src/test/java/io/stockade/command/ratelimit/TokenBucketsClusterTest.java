@@ -3,7 +3,7 @@ package io.stockade.command.ratelimit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lettuce.core.cluster.SlotHash;
-import io.stockade.command.admission.TestRedis;
+import io.stockade.command.admission.redis.TestRedis;
 import io.stockade.command.ratelimit.RateLimitProperties.Limit;
 import io.stockade.command.ratelimit.TokenBuckets.Bucket;
 import io.stockade.command.ratelimit.TokenBuckets.Outcome;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.stockade.command.admission.TestRedis;
+import io.stockade.command.admission.redis.TestRedis;
 import io.stockade.command.ratelimit.RateLimitProperties.Limit;
 import io.stockade.command.ratelimit.TokenBuckets.Bucket;
 import io.stockade.command.ratelimit.TokenBuckets.Outcome;

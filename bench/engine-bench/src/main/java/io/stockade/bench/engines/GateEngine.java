@@ -3,7 +3,7 @@ package io.stockade.bench.engines;
 import io.stockade.api.reservation.ReservationLine;
 import io.stockade.command.admission.Admission;
 import io.stockade.command.admission.AdmissionDecision;
-import io.stockade.command.admission.StandaloneGate;
+import io.stockade.command.admission.redis.StandaloneGate;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
