@@ -81,6 +81,33 @@ class GateKeysAsDocumentedTest {
   }
 
   @Test
+  void aKeyThatIsNearlyOfAKindParsesAsNone() {
+    assertThat(
+            List.of(
+                "stockade:{g1",
+                "stockade:{g1}",
+                "stockade:{g1}gate",
+                "stockade:{g1}:",
+                "stockade:{}:gate",
+                "stockade:{g:1}:gate",
+                "stockade:{g{1}:gate",
+                "stockade:{g1}:gat",
+                "stockade:{g1}:gatex",
+                "stockade:{g1}:gate:pending:x",
+                "stockade:{g1}:sku:",
+                "stockade:{g1}:sku:a}b",
+                "stockade:{g1}:reservation:",
+                "stockade:{g1}:reservation:r:1",
+                "stockade:{g1}:reservation:r{1",
+                "stockade:g1:gate",
+                "other:{g1}:gate"))
+        .allSatisfy(key -> assertThat(GateKey.parse(key)).as(key).isNull());
+    assertThat(GateKey.parse("stockade:{g1}:sku:a.b-c"))
+        .isEqualTo(new GateKey(Kind.COUNTERS, "g1", "a.b-c"));
+    assertThat(GateKey.parse("stockade:{g1}:reservation:sku:1")).isNull();
+  }
+
+  @Test
   void theScanPatternsCoverEveryDocumentedKeyAndTheMarkersPatternOnlyTheMarker() {
     Set<String> markers = new TreeSet<>();
     for (String shape : GateKeyTable.shapes().keySet()) {

@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.BiConsumer;
 import org.springframework.data.redis.connection.zset.Tuple;
 import org.springframework.data.redis.core.ZSetOperations.TypedTuple;
 
@@ -37,23 +38,13 @@ final class GateKeyReads {
   /** Each partition's marker, by the partition's tag; a partition without one is left out. */
   Map<String, Map<String, String>> markers(List<String> keys) {
     Map<String, Map<String, String>> markers = new LinkedHashMap<>();
-    for (List<String> batch : GateRedis.batches(keys)) {
-      List<Object> hashes =
-          redis.pipelined(
-              batch,
-              connection -> {
-                for (String key : batch) {
-                  connection.hashCommands().hGetAll(GateRedis.bytes(key));
-                }
-                return null;
-              });
-      for (int i = 0; i < batch.size(); i++) {
-        Map<String, String> marker = GateRedis.textMap(hashes.get(i));
-        if (!marker.isEmpty()) {
-          markers.put(GateKey.parse(batch.get(i)).tag(), marker);
-        }
-      }
-    }
+    eachHash(
+        keys,
+        (key, marker) -> {
+          if (!marker.isEmpty()) {
+            markers.put(GateKey.parse(key).tag(), marker);
+          }
+        });
     return markers;
   }
 
@@ -222,6 +213,37 @@ final class GateKeyReads {
    */
   Map<String, Numbers> counters(List<String> keys, Map<String, Set<String>> counterTags) {
     Map<String, Numbers> skus = new HashMap<>();
+    eachHash(
+        keys,
+        (name, hash) -> {
+          if (hash.isEmpty()) {
+            return;
+          }
+          long available;
+          long reserved;
+          long sold;
+          try {
+            available = number(hash.get("available"));
+            reserved = number(hash.get("reserved"));
+            sold = number(hash.get("sold"));
+          } catch (NumberFormatException notCounters) {
+            return;
+          }
+          GateKey key = GateKey.parse(name);
+          skus.merge(
+              key.id(),
+              new Numbers(available + reserved + sold, available, reserved, sold),
+              Numbers::plus);
+          counterTags.computeIfAbsent(key.id(), sku -> new TreeSet<>()).add(key.tag());
+        });
+    return skus;
+  }
+
+  /**
+   * Each of these hashes (HGETALL, pipelined in batches), in the keys' order, with its key; a hash
+   * that is gone reads as empty.
+   */
+  private void eachHash(List<String> keys, BiConsumer<String, Map<String, String>> each) {
     for (List<String> batch : GateRedis.batches(keys)) {
       List<Object> hashes =
           redis.pipelined(
@@ -233,29 +255,9 @@ final class GateKeyReads {
                 return null;
               });
       for (int i = 0; i < batch.size(); i++) {
-        Map<String, String> hash = GateRedis.textMap(hashes.get(i));
-        if (hash.isEmpty()) {
-          continue;
-        }
-        long available;
-        long reserved;
-        long sold;
-        try {
-          available = number(hash.get("available"));
-          reserved = number(hash.get("reserved"));
-          sold = number(hash.get("sold"));
-        } catch (NumberFormatException notCounters) {
-          continue;
-        }
-        GateKey key = GateKey.parse(batch.get(i));
-        skus.merge(
-            key.id(),
-            new Numbers(available + reserved + sold, available, reserved, sold),
-            Numbers::plus);
-        counterTags.computeIfAbsent(key.id(), sku -> new TreeSet<>()).add(key.tag());
+        each.accept(batch.get(i), GateRedis.textMap(hashes.get(i)));
       }
     }
-    return skus;
   }
 
   /** An intent's lines, {@code "sku qty sku qty ..."}, as SKU to quantity. */

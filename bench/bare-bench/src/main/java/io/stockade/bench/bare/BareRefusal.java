@@ -12,6 +12,7 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
+import io.stockade.gatekeys.PartitionKeys;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -108,7 +109,13 @@ public final class BareRefusal {
     private final RSASSAVerifier verifier;
     private final RedisCommands<String, String> redis;
     private final String sha;
-    private final String prefix;
+    private final PartitionKeys keys;
+    // The partition's keys that are the same for every request, named once.
+    private final String marker;
+    private final String sequence;
+    private final String pending;
+    private final String decisions;
+    private final String dropped;
     private final String partition;
     private final String epoch;
     private final String holdMillis;
@@ -124,13 +131,18 @@ public final class BareRefusal {
       StatefulRedisConnection<String, String> connection = client.connect();
       redis = connection.sync();
       sha = redis.scriptLoad(Files.readString(Path.of(arguments.get("script"))));
-      prefix = "stockade:{" + arguments.getOrDefault("tag", "g0") + "}:";
+      keys = PartitionKeys.of(arguments.getOrDefault("tag", "g0"));
+      marker = keys.marker();
+      sequence = keys.sequence();
+      pending = keys.pending();
+      decisions = keys.decisions();
+      dropped = keys.dropped();
       partition = arguments.getOrDefault("partition", "0");
       holdMillis = arguments.getOrDefault("holdMillis", "900000");
       // The epoch the service opened the gate in: every script checks it first.
-      epoch = redis.hget(prefix + "gate", "epoch");
+      epoch = redis.hget(marker, "epoch");
       if (epoch == null) {
-        throw new IllegalStateException("Redis holds no gate epoch at " + prefix + "gate");
+        throw new IllegalStateException("Redis holds no gate epoch at " + marker);
       }
     }
 
@@ -156,15 +168,15 @@ public final class BareRefusal {
         // refusal's essential work has no rate limits), then user, fingerprint
         // (Admission.fingerprint), now, hold, sequence 0 (take one), the partition, the decision
         // backlog, the line.
-        String[] keys = {
-          prefix + "gate",
-          prefix + "reservation:" + reservationId,
-          prefix + "gate:sequence",
-          prefix + "gate:pending",
-          prefix + "gate:decisions",
-          prefix + "gate:dropped",
-          prefix + "sku:" + skuId,
-          prefix + "sku:" + skuId + ":holders"
+        String[] scriptKeys = {
+          marker,
+          keys.intent(reservationId),
+          sequence,
+          pending,
+          decisions,
+          dropped,
+          keys.counters(skuId),
+          keys.holders(skuId)
         };
         String[] values = {
           epoch,
@@ -180,7 +192,7 @@ public final class BareRefusal {
           skuId,
           String.valueOf(quantity)
         };
-        List<Object> reply = redis.evalsha(sha, ScriptOutputType.MULTI, keys, values);
+        List<Object> reply = redis.evalsha(sha, ScriptOutputType.MULTI, scriptKeys, values);
         long code = (Long) reply.get(0);
         if (code == 4) {
           respond(
