@@ -16,7 +16,12 @@ import com.tngtech.archunit.lang.ArchRule;
 import com.tngtech.archunit.library.dependencies.SliceAssignment;
 import com.tngtech.archunit.library.dependencies.SliceIdentifier;
 import io.stockade.api.StreamFold;
-import io.stockade.command.admission.AdmissionGate;
+import io.stockade.command.admission.PendingAdmissions;
+import io.stockade.command.admission.ReservationTransitions;
+import io.stockade.command.admission.Reserving;
+import io.stockade.command.admission.SaleControl;
+import io.stockade.command.admission.SkuStock;
+import io.stockade.command.admission.StockAdjustments;
 import java.util.List;
 import java.util.Set;
 import org.axonframework.eventhandling.EventHandler;
@@ -58,14 +63,20 @@ class ArchitectureTest {
           .resideInAnyPackage("io.stockade.command.reservation..", "io.stockade.command.sku..");
 
   /**
-   * The gate (its interface and its outcome types) is used by its own package and by the listed use
+   * The gate (its ports and their outcome types) is used by its own packages and by the listed use
    * cases only: any other class that holds it, calls it or reads its outcomes breaks the rule.
    */
   @ArchTest
   static final ArchRule onlyUseCasesUseTheGate =
       classes()
           .that()
-          .belongToAnyOf(AdmissionGate.class)
+          .belongToAnyOf(
+              Reserving.class,
+              ReservationTransitions.class,
+              PendingAdmissions.class,
+              SkuStock.class,
+              SaleControl.class,
+              StockAdjustments.class)
           .should()
           .onlyHaveDependentClassesThat(
               resideInAPackage(ADMISSION + "..")

@@ -68,7 +68,7 @@ public sealed interface AdmissionDecision {
    *
    * @param recording true when it is still reserved and not known to be stored (its first attempt
    *     may have failed): the caller is counted as one of its recorders and must store it, or
-   *     {@link AdmissionGate#withdraw withdraw} when that fails before any commit
+   *     {@link ReservationTransitions#withdraw withdraw} when that fails before any commit
    * @param gateEpoch the epoch of the gate that admitted it first (not necessarily the gate's epoch
    *     now, for a reservation the gate was rebuilt with)
    */

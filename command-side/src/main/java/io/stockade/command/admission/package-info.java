@@ -1,6 +1,11 @@
 /**
- * The admission gate's port: {@link io.stockade.command.admission.AdmissionGate}, what it is asked
- * ({@link io.stockade.command.admission.Admission}), what it answers ({@link
+ * The admission gate's ports, each held by the use cases that need it ({@link
+ * io.stockade.command.admission.Reserving}, {@link
+ * io.stockade.command.admission.ReservationTransitions}, {@link
+ * io.stockade.command.admission.PendingAdmissions}, {@link io.stockade.command.admission.SkuStock},
+ * {@link io.stockade.command.admission.SaleControl}, {@link
+ * io.stockade.command.admission.StockAdjustments}), what it is asked ({@link
+ * io.stockade.command.admission.Admission}), what it answers ({@link
  * io.stockade.command.admission.AdmissionDecision}) and its exceptions. The use cases of the
  * reservation and SKU packages see this package only.
  *

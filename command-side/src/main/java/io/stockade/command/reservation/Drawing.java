@@ -4,7 +4,9 @@ import io.stockade.api.draw.DrawSeed;
 import io.stockade.api.sku.DecideDrawCommand;
 import io.stockade.command.admission.Admission;
 import io.stockade.command.admission.AdmissionDecision;
-import io.stockade.command.admission.AdmissionGate;
+import io.stockade.command.admission.PendingAdmissions;
+import io.stockade.command.admission.Reserving;
+import io.stockade.command.admission.SaleControl;
 import io.stockade.command.draw.DrawQueue;
 import io.stockade.command.draw.DrawQueue.Drawn;
 import io.stockade.command.draw.DrawQueue.Queued;
@@ -51,7 +53,9 @@ class Drawing {
   private static final Logger log = LoggerFactory.getLogger(Drawing.class);
 
   private final DrawQueue queue;
-  private final AdmissionGate gate;
+  private final Reserving reserving;
+  private final PendingAdmissions pending;
+  private final SaleControl sale;
   private final StoringReservations storing;
   private final CommandGateway commands;
   private final Clock clock;
@@ -75,7 +79,9 @@ class Drawing {
 
   Drawing(
       DrawQueue queue,
-      AdmissionGate gate,
+      Reserving reserving,
+      PendingAdmissions pending,
+      SaleControl sale,
       StoringReservations storing,
       CommandGateway commands,
       Clock clock,
@@ -84,7 +90,9 @@ class Drawing {
       @Value("${stockade.draw.lease:5s}") Duration lease,
       @Value("${stockade.draw.batch:1000}") int batch) {
     this.queue = queue;
-    this.gate = gate;
+    this.reserving = reserving;
+    this.pending = pending;
+    this.sale = sale;
     this.storing = storing;
     this.commands = commands;
     this.clock = clock;
@@ -222,7 +230,7 @@ class Drawing {
           new Admission(
               queued.reservationId(), queued.userId(), queued.lines(), queued.hold(), now));
     }
-    List<AdmissionDecision> decisions = gate.draw(admissions);
+    List<AdmissionDecision> decisions = reserving.draw(admissions);
     afterGateDecided.run();
     for (int i = 0; i < decisions.size(); i++) {
       DrawOutcome outcome =
@@ -234,7 +242,9 @@ class Drawing {
         stored.add(outcome.stored());
         Admission admission = admissions.get(i);
         recordedInGate.add(
-            () -> gate.recorded(admission.reservationId(), outcome.admission(), admission.lines()));
+            () ->
+                pending.recorded(
+                    admission.reservationId(), outcome.admission(), admission.lines()));
       }
       decided.add(
           new Drawn(
@@ -253,7 +263,7 @@ class Drawing {
               new DecideDrawCommand(skuId, opensAt, seed.hex(), counts[0], counts[1]));
       if (version >= 0) {
         // The gate lets later arrivals in now; the gate follower writes it again if this fails.
-        gate.drawn(skuId, version, opensAt);
+        sale.drawn(skuId, version, opensAt);
       }
     }
     long[] totals = queue.totals(opensAt);

@@ -6,8 +6,8 @@ import io.stockade.api.reservation.ReleaseReservationCommand;
 import io.stockade.api.reservation.ReservationLine;
 import io.stockade.api.reservation.StockReleased;
 import io.stockade.command.RacedAppends;
-import io.stockade.command.admission.AdmissionGate;
-import io.stockade.command.admission.AdmissionGate.Transition;
+import io.stockade.command.admission.ReservationTransitions;
+import io.stockade.command.admission.ReservationTransitions.Transition;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
@@ -31,10 +31,10 @@ class EndingReservation {
   private static final Logger log = LoggerFactory.getLogger(EndingReservation.class);
 
   private final CommandGateway commands;
-  private final AdmissionGate gate;
+  private final ReservationTransitions gate;
   private final Clock clock;
 
-  EndingReservation(CommandGateway commands, AdmissionGate gate, Clock clock) {
+  EndingReservation(CommandGateway commands, ReservationTransitions gate, Clock clock) {
     this.commands = commands;
     this.gate = gate;
     this.clock = clock;

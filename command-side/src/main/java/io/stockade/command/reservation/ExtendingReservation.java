@@ -2,8 +2,8 @@ package io.stockade.command.reservation;
 
 import io.stockade.api.reservation.ExtendReservationCommand;
 import io.stockade.command.RacedAppends;
-import io.stockade.command.admission.AdmissionGate;
-import io.stockade.command.admission.AdmissionGate.Transition;
+import io.stockade.command.admission.ReservationTransitions;
+import io.stockade.command.admission.ReservationTransitions.Transition;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -40,14 +40,14 @@ class ExtendingReservation {
   private static final Logger log = LoggerFactory.getLogger(ExtendingReservation.class);
 
   private final CommandGateway commands;
-  private final AdmissionGate gate;
+  private final ReservationTransitions gate;
   private final JdbcTemplate jdbc;
   private final TransactionTemplate transaction;
   private final Clock clock;
 
   ExtendingReservation(
       CommandGateway commands,
-      AdmissionGate gate,
+      ReservationTransitions gate,
       JdbcTemplate jdbc,
       PlatformTransactionManager transactions,
       Clock clock) {

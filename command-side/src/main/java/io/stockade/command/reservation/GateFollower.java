@@ -15,11 +15,14 @@ import io.stockade.api.sku.SkuEvent;
 import io.stockade.api.sku.SkuRegistered;
 import io.stockade.api.sku.StockAdjusted;
 import io.stockade.api.sku.StockReplenished;
-import io.stockade.command.admission.AdmissionGate;
-import io.stockade.command.admission.AdmissionGate.Replenishment;
-import io.stockade.command.admission.AdmissionGate.Transition;
 import io.stockade.command.admission.AdmissionId;
 import io.stockade.command.admission.GateUnavailableException;
+import io.stockade.command.admission.ReservationTransitions;
+import io.stockade.command.admission.ReservationTransitions.Transition;
+import io.stockade.command.admission.SaleControl;
+import io.stockade.command.admission.SkuStock;
+import io.stockade.command.admission.SkuStock.Replenishment;
+import io.stockade.command.admission.StockAdjustments;
 import java.util.Optional;
 import org.axonframework.config.ProcessingGroup;
 import org.axonframework.eventhandling.DomainEventMessage;
@@ -47,12 +50,24 @@ class GateFollower implements ReservationEvent.Fold {
 
   private static final Logger log = LoggerFactory.getLogger(GateFollower.class);
 
-  private final AdmissionGate gate;
+  private final ReservationTransitions transitions;
+  private final SkuStock stock;
+  private final SaleControl sale;
+  private final StockAdjustments adjustments;
   private final ReservationRecord stored;
   private final EventStore events;
 
-  GateFollower(AdmissionGate gate, ReservationRecord stored, EventStore events) {
-    this.gate = gate;
+  GateFollower(
+      ReservationTransitions transitions,
+      SkuStock stock,
+      SaleControl sale,
+      StockAdjustments adjustments,
+      ReservationRecord stored,
+      EventStore events) {
+    this.transitions = transitions;
+    this.stock = stock;
+    this.sale = sale;
+    this.adjustments = adjustments;
     this.stored = stored;
     this.events = events;
   }
@@ -62,7 +77,7 @@ class GateFollower implements ReservationEvent.Fold {
    * SkuRegistered (sequence 1), or null. Seeded with the counters, so that a SKU seeded here is
    * never on sale before it opens.
    */
-  private AdmissionGate.Schedule registeredWindow(String skuId) {
+  private SkuStock.Schedule registeredWindow(String skuId) {
     DomainEventStream stream = events.readEvents(SkuEvent.streamId(skuId), 1);
     if (!stream.hasNext()) {
       return null;
@@ -71,13 +86,13 @@ class GateFollower implements ReservationEvent.Fold {
     if (next.getSequenceNumber() != 1 || !(next.getPayload() instanceof SkuEvent event)) {
       return null;
     }
-    AdmissionGate.Schedule[] window = {null};
+    SkuStock.Schedule[] window = {null};
     event.applyTo(
         new SkuEvent.Fold() {
           @Override
           public void on(SaleScheduled scheduled) {
             window[0] =
-                new AdmissionGate.Schedule(
+                new SkuStock.Schedule(
                     scheduled.opensAt(), scheduled.closesAt(), 1, scheduled.prequeueSeconds());
           }
 
@@ -136,7 +151,7 @@ class GateFollower implements ReservationEvent.Fold {
     @Override
     public void on(SkuRegistered event) {
       try {
-        gate.register(
+        stock.register(
             event.skuId(),
             event.initialStock(),
             event.perUserLimit(),
@@ -151,7 +166,7 @@ class GateFollower implements ReservationEvent.Fold {
     @Override
     public void on(StockReplenished event) {
       Replenishment outcome =
-          gate.replenish(event.skuId(), event.replenishmentId(), event.quantity());
+          stock.replenish(event.skuId(), event.replenishmentId(), event.quantity());
       if (outcome == Replenishment.UNAVAILABLE) {
         throw new IllegalStateException("Gate unavailable; will retry " + event.replenishmentId());
       }
@@ -167,28 +182,28 @@ class GateFollower implements ReservationEvent.Fold {
     @Override
     public void on(SaleScheduled event) {
       written(
-          gate.schedule(
+          sale.schedule(
               skuId, sequence, event.opensAt(), event.closesAt(), event.prequeueSeconds()));
     }
 
     @Override
     public void on(DrawDecided event) {
-      written(gate.drawn(skuId, sequence, event.opensAt()));
+      written(sale.drawn(skuId, sequence, event.opensAt()));
     }
 
     @Override
     public void on(SalePaused event) {
-      written(gate.pause(skuId, sequence, true));
+      written(sale.pause(skuId, sequence, true));
     }
 
     @Override
     public void on(SaleResumed event) {
-      written(gate.pause(skuId, sequence, false));
+      written(sale.pause(skuId, sequence, false));
     }
 
     @Override
     public void on(PurchaseLimitChanged event) {
-      written(gate.limit(skuId, sequence, event.perUserLimit()));
+      written(sale.limit(skuId, sequence, event.perUserLimit()));
     }
 
     /**
@@ -198,14 +213,15 @@ class GateFollower implements ReservationEvent.Fold {
      */
     @Override
     public void on(StockAdjusted event) {
-      AdmissionGate.Adjustment outcome = gate.adjust(skuId, event.adjustmentId(), event.quantity());
+      StockAdjustments.Adjustment outcome =
+          adjustments.adjust(skuId, event.adjustmentId(), event.quantity());
       switch (outcome.outcome()) {
         case UNAVAILABLE ->
             throw new IllegalStateException("Gate unavailable; will retry " + event.adjustmentId());
         case APPLIED, DUPLICATE -> {
           if (event.quantity() < 0
-              && gate.adjustmentRecorded(skuId, event.adjustmentId())
-                  == AdmissionGate.Settlement.UNAVAILABLE) {
+              && adjustments.adjustmentRecorded(skuId, event.adjustmentId())
+                  == StockAdjustments.Settlement.UNAVAILABLE) {
             throw new IllegalStateException("Gate unavailable; will retry " + event.adjustmentId());
           }
         }
@@ -218,11 +234,11 @@ class GateFollower implements ReservationEvent.Fold {
       }
     }
 
-    private void written(AdmissionGate.SaleWrite outcome) {
-      if (outcome == AdmissionGate.SaleWrite.UNAVAILABLE) {
+    private void written(SaleControl.SaleWrite outcome) {
+      if (outcome == SaleControl.SaleWrite.UNAVAILABLE) {
         throw new IllegalStateException("Gate unavailable; will retry " + skuId);
       }
-      if (outcome == AdmissionGate.SaleWrite.UNKNOWN_SKU) {
+      if (outcome == SaleControl.SaleWrite.UNKNOWN_SKU) {
         // The registration's seeding comes first in the stream; it will have failed loudly.
         log.error("Gate does not know SKU {} to apply its sale's change {}", skuId, sequence);
       }
@@ -251,7 +267,7 @@ class GateFollower implements ReservationEvent.Fold {
             reserved ->
                 follow(
                     event.reservationId(),
-                    gate.confirm(
+                    transitions.confirm(
                         event.reservationId(),
                         admissionOf(reserved),
                         reserved.lines(),
@@ -266,7 +282,7 @@ class GateFollower implements ReservationEvent.Fold {
         .ifPresent(
             reserved -> {
               Transition outcome =
-                  gate.extend(
+                  transitions.extend(
                       event.reservationId(),
                       admissionOf(reserved),
                       reserved.lines(),
@@ -293,7 +309,8 @@ class GateFollower implements ReservationEvent.Fold {
             admission ->
                 follow(
                     event.reservationId(),
-                    gate.release(event.reservationId(), admission, event.lines(), event.reason())));
+                    transitions.release(
+                        event.reservationId(), admission, event.lines(), event.reason())));
   }
 
   /** The admission the reservation's stream begins with; none (logged) if it begins otherwise. */

@@ -5,11 +5,12 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.stockade.api.reservation.AbandonReservationCommand;
 import io.stockade.api.reservation.ReservationAbandoned;
 import io.stockade.api.reservation.StockReserved;
-import io.stockade.command.admission.AdmissionGate;
-import io.stockade.command.admission.AdmissionGate.Intent;
-import io.stockade.command.admission.AdmissionGate.Pending;
-import io.stockade.command.admission.AdmissionGate.Transition;
 import io.stockade.command.admission.AdmissionId;
+import io.stockade.command.admission.PendingAdmissions;
+import io.stockade.command.admission.PendingAdmissions.Intent;
+import io.stockade.command.admission.PendingAdmissions.Pending;
+import io.stockade.command.admission.ReservationTransitions;
+import io.stockade.command.admission.ReservationTransitions.Transition;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
@@ -42,7 +43,8 @@ class RecoveringUnrecordedAdmissions {
   private static final Logger log = LoggerFactory.getLogger(RecoveringUnrecordedAdmissions.class);
   private static final int BATCH = 200;
 
-  private final AdmissionGate gate;
+  private final ReservationTransitions transitions;
+  private final PendingAdmissions pendingAdmissions;
   private final CommandGateway commands;
   private final ReservationRecord stored;
   private final Clock clock;
@@ -50,13 +52,15 @@ class RecoveringUnrecordedAdmissions {
   private final Counter repairs;
 
   RecoveringUnrecordedAdmissions(
-      AdmissionGate gate,
+      ReservationTransitions transitions,
+      PendingAdmissions pendingAdmissions,
       CommandGateway commands,
       ReservationRecord stored,
       Clock clock,
       MeterRegistry meters,
       @Value("${stockade.recovery.unrecorded-after:10s}") Duration bound) {
-    this.gate = gate;
+    this.transitions = transitions;
+    this.pendingAdmissions = pendingAdmissions;
     this.commands = commands;
     this.stored = stored;
     this.clock = clock;
@@ -75,10 +79,10 @@ class RecoveringUnrecordedAdmissions {
     try {
       // Aged by the clock of the Redis that admitted them, not this instance's: an instance whose
       // clock runs ahead would otherwise give up admissions others are still recording.
-      for (Pending pending : gate.pendingFor(bound, BATCH)) {
+      for (Pending pending : pendingAdmissions.pendingFor(bound, BATCH)) {
         recover(pending);
       }
-      int settled = gate.settleTransfers(bound);
+      int settled = pendingAdmissions.settleTransfers(bound);
       if (settled > 0) {
         repairs.increment(settled);
         log.warn("{} moves of units between buckets were left halfway; finished", settled);
@@ -95,25 +99,25 @@ class RecoveringUnrecordedAdmissions {
    */
   private void recover(Pending pending) {
     String reservationId = pending.reservationId();
-    Optional<Intent> intent = gate.intent(pending);
+    Optional<Intent> intent = pendingAdmissions.intent(pending);
     if (intent.isEmpty()) {
       // Forgotten: nothing of it is held. (Should an admission of the id arrive meanwhile, its
       // entry stays.)
-      gate.recorded(pending, AdmissionId.NONE);
+      pendingAdmissions.recorded(pending, AdmissionId.NONE);
       return;
     }
     Intent held = intent.get();
     AdmissionId admission = held.admission();
     if (!"RESERVED".equals(held.state())) {
       // Ended (its events exist): nothing of it is held unrecorded.
-      gate.recorded(pending, admission);
+      pendingAdmissions.recorded(pending, admission);
       return;
     }
     Optional<Object> first = stored.first(reservationId);
     Optional<StockReserved> reserved = first.flatMap(ReservationRecord::reservedIn);
     if (reserved.isPresent()
         && admission.is(reserved.get().admissionSequence(), reserved.get().gateEpoch())) {
-      gate.recorded(pending, admission);
+      pendingAdmissions.recorded(pending, admission);
       return;
     }
     // Unless the stream is still empty, it begins with a tombstone or with another admission of
@@ -129,9 +133,9 @@ class RecoveringUnrecordedAdmissions {
         return; // The next sweep finds out which event won.
       }
     }
-    if (gate.release(reservationId, admission, held.lines(), ReservationAbandoned.REASON)
+    if (transitions.release(reservationId, admission, held.lines(), ReservationAbandoned.REASON)
         != Transition.UNAVAILABLE) {
-      gate.recorded(pending, admission);
+      pendingAdmissions.recorded(pending, admission);
       repairs.increment();
       log.warn(
           "Reservation {} was admitted by the gate (sequence {}) but never recorded; its units are"

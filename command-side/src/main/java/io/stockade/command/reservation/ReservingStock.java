@@ -4,10 +4,12 @@ import io.stockade.api.reservation.ReservationLine;
 import io.stockade.api.reservation.ReserveStockCommand;
 import io.stockade.command.admission.Admission;
 import io.stockade.command.admission.AdmissionDecision;
-import io.stockade.command.admission.AdmissionGate;
-import io.stockade.command.admission.AdmissionGate.Withdrawal;
 import io.stockade.command.admission.AdmissionId;
 import io.stockade.command.admission.GateEpochChangedException;
+import io.stockade.command.admission.PendingAdmissions;
+import io.stockade.command.admission.ReservationTransitions;
+import io.stockade.command.admission.ReservationTransitions.Withdrawal;
+import io.stockade.command.admission.Reserving;
 import io.stockade.command.admission.TokenBucket;
 import io.stockade.command.draw.DrawQueue;
 import io.stockade.command.draw.QueueingReservations;
@@ -32,7 +34,9 @@ class ReservingStock {
   /** The gate's state of an admission given back: released by its holder, or by the sweeper. */
   private static final String RELEASED = "RELEASED";
 
-  private final AdmissionGate gate;
+  private final Reserving reserving;
+  private final ReservationTransitions transitions;
+  private final PendingAdmissions pending;
   private final StoringReservations storing;
   private final ReservationRecord stored;
   private final Clock clock;
@@ -41,7 +45,9 @@ class ReservingStock {
   private final QueueingReservations queueing;
 
   ReservingStock(
-      AdmissionGate gate,
+      Reserving reserving,
+      ReservationTransitions transitions,
+      PendingAdmissions pending,
       StoringReservations storing,
       ReservationRecord stored,
       Clock clock,
@@ -50,7 +56,9 @@ class ReservingStock {
       QueueingReservations queueing) {
     this.queue = queue;
     this.queueing = queueing;
-    this.gate = gate;
+    this.reserving = reserving;
+    this.transitions = transitions;
+    this.pending = pending;
     this.storing = storing;
     this.stored = stored;
     this.clock = clock;
@@ -85,7 +93,7 @@ class ReservingStock {
 
   private AdmissionDecision reserve(Admission admission) {
     String reservationId = admission.reservationId();
-    AdmissionDecision decision = metrics.timeGate(() -> gate.reserve(admission));
+    AdmissionDecision decision = metrics.timeGate(() -> reserving.reserve(admission));
     if (decision instanceof AdmissionDecision.Admitted admitted) {
       boolean recorded =
           record(
@@ -97,7 +105,7 @@ class ReservingStock {
       if (recorded || startsWith(reservationId, admitted.admission())) {
         // Stored: by this request, or by a retry of it that got there first (the gate answered
         // the retry Duplicate, and it recorded the same admission).
-        gate.recorded(reservationId, admitted.admission(), admission.lines());
+        pending.recorded(reservationId, admitted.admission(), admission.lines());
       } else {
         // The record holds another admission of this id (the id reused by another user, whose
         // admission lies in another bucket, or admitted anew after the gate forgot the first), or
@@ -108,7 +116,7 @@ class ReservingStock {
             "Reservation id {} was admitted again while the record holds {}; refused ({})",
             reservationId,
             abandoned ? "its tombstone" : "another admission of it",
-            gate.withdraw(reservationId, admitted.admission(), admission.lines()));
+            transitions.withdraw(reservationId, admitted.admission(), admission.lines()));
         return abandoned ? new AdmissionDecision.Abandoned() : new AdmissionDecision.Reused();
       }
     } else if (decision instanceof AdmissionDecision.Duplicate duplicate && duplicate.recording()) {
@@ -122,7 +130,7 @@ class ReservingStock {
               duplicate.expiresAt(),
               duplicate.gateEpoch())
           || startsWith(reservationId, duplicate.admission())) {
-        gate.recorded(reservationId, duplicate.admission(), admission.lines());
+        pending.recorded(reservationId, duplicate.admission(), admission.lines());
       } else if (abandoned(reservationId)) {
         // The stream begins with the sweeper's tombstone: the sweeper, which must still find the
         // admission pending, gives its units back; nothing is held under the id.
@@ -206,16 +214,16 @@ class ReservingStock {
     } catch (GateEpochChangedException rebuilt) {
       // Admitted by a gate since closed for a rebuild, which counts only what the record holds;
       // refused before anything was stored.
-      gate.withdraw(
+      transitions.withdraw(
           admission.reservationId(), new AdmissionId(sequence, gateEpoch), admission.lines());
       log.info("Reservation {} not recorded: {}", admission.reservationId(), rebuilt.getMessage());
-      gate.fenced(gateEpoch);
+      reserving.fenced(gateEpoch);
       throw rebuilt;
     } catch (StoringFailedException e) {
       Withdrawal withdrawal =
           e.mayHaveCommitted()
               ? null
-              : gate.withdraw(
+              : transitions.withdraw(
                   admission.reservationId(),
                   new AdmissionId(sequence, gateEpoch),
                   admission.lines());

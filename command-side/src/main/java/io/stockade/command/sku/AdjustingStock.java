@@ -3,11 +3,11 @@ package io.stockade.command.sku;
 import io.stockade.api.sku.AdjustStockCommand;
 import io.stockade.api.sku.AdjustmentReason;
 import io.stockade.command.RacedAppends;
-import io.stockade.command.admission.AdmissionGate;
-import io.stockade.command.admission.AdmissionGate.Adjustment;
-import io.stockade.command.admission.AdmissionGate.AdjustmentOutcome;
 import io.stockade.command.admission.GateEpochChangedException;
 import io.stockade.command.admission.GateUnavailableException;
+import io.stockade.command.admission.StockAdjustments;
+import io.stockade.command.admission.StockAdjustments.Adjustment;
+import io.stockade.command.admission.StockAdjustments.AdjustmentOutcome;
 import org.axonframework.commandhandling.gateway.CommandGateway;
 import org.axonframework.modelling.command.AggregateNotFoundException;
 import org.slf4j.Logger;
@@ -33,10 +33,10 @@ class AdjustingStock {
   private static final Logger log = LoggerFactory.getLogger(AdjustingStock.class);
 
   private final CommandGateway commands;
-  private final AdmissionGate gate;
+  private final StockAdjustments gate;
   private final SkuViews views;
 
-  AdjustingStock(CommandGateway commands, AdmissionGate gate, SkuViews views) {
+  AdjustingStock(CommandGateway commands, StockAdjustments gate, SkuViews views) {
     this.commands = commands;
     this.gate = gate;
     this.views = views;

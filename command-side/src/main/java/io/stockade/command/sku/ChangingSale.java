@@ -6,9 +6,9 @@ import io.stockade.api.sku.ResumeSaleCommand;
 import io.stockade.api.sku.SaleSettings;
 import io.stockade.api.sku.ScheduleSaleCommand;
 import io.stockade.command.RacedAppends;
-import io.stockade.command.admission.AdmissionGate;
-import io.stockade.command.admission.AdmissionGate.SaleWrite;
 import io.stockade.command.admission.GateUnavailableException;
+import io.stockade.command.admission.SaleControl;
+import io.stockade.command.admission.SaleControl.SaleWrite;
 import io.stockade.command.draw.DrawSeeds;
 import java.time.Instant;
 import java.util.function.Function;
@@ -26,11 +26,11 @@ import org.springframework.stereotype.Component;
 class ChangingSale {
 
   private final CommandGateway commands;
-  private final AdmissionGate gate;
+  private final SaleControl gate;
   private final SkuViews views;
   private final DrawSeeds draws;
 
-  ChangingSale(CommandGateway commands, AdmissionGate gate, SkuViews views, DrawSeeds draws) {
+  ChangingSale(CommandGateway commands, SaleControl gate, SkuViews views, DrawSeeds draws) {
     this.commands = commands;
     this.gate = gate;
     this.views = views;

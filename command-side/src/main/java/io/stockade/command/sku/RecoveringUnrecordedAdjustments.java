@@ -3,9 +3,9 @@ package io.stockade.command.sku;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.stockade.api.sku.AdjustStockCommand;
-import io.stockade.command.admission.AdmissionGate;
-import io.stockade.command.admission.AdmissionGate.PendingAdjustment;
 import io.stockade.command.admission.GateEpochChangedException;
+import io.stockade.command.admission.StockAdjustments;
+import io.stockade.command.admission.StockAdjustments.PendingAdjustment;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.Optional;
@@ -38,13 +38,13 @@ class RecoveringUnrecordedAdjustments {
   private static final Logger log = LoggerFactory.getLogger(RecoveringUnrecordedAdjustments.class);
   private static final int BATCH = 200;
 
-  private final AdmissionGate gate;
+  private final StockAdjustments gate;
   private final CommandGateway commands;
   private final Duration bound;
   private final Counter repairs;
 
   RecoveringUnrecordedAdjustments(
-      AdmissionGate gate,
+      StockAdjustments gate,
       CommandGateway commands,
       MeterRegistry meters,
       @Value("${stockade.recovery.unrecorded-after:10s}") Duration bound) {

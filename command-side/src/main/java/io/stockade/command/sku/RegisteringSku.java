@@ -4,7 +4,7 @@ import io.stockade.api.sku.RegisterSkuCommand;
 import io.stockade.api.sku.SaleSettings;
 import io.stockade.api.sku.SaleWindow;
 import io.stockade.api.sku.SkuState;
-import io.stockade.command.admission.AdmissionGate;
+import io.stockade.command.admission.SkuStock;
 import io.stockade.command.draw.DrawSeeds;
 import org.axonframework.commandhandling.gateway.CommandGateway;
 import org.axonframework.modelling.command.AggregateStreamCreationException;
@@ -19,11 +19,11 @@ import org.springframework.stereotype.Component;
 class RegisteringSku {
 
   private final CommandGateway commands;
-  private final AdmissionGate gate;
+  private final SkuStock gate;
   private final SkuViews views;
   private final DrawSeeds draws;
 
-  RegisteringSku(CommandGateway commands, AdmissionGate gate, SkuViews views, DrawSeeds draws) {
+  RegisteringSku(CommandGateway commands, SkuStock gate, SkuViews views, DrawSeeds draws) {
     this.commands = commands;
     this.gate = gate;
     this.views = views;
@@ -53,12 +53,12 @@ class RegisteringSku {
     // The initial stock only: replenishments reach the gate one by one, with their ids, so that
     // none can be counted twice. The window the SKU was registered with in the same write: no
     // reservation is admitted before it is there.
-    AdmissionGate.Schedule schedule = null;
+    SkuStock.Schedule schedule = null;
     if (command.sale() != null) {
       SaleSettings sale = views.sale(command.skuId());
       if (sale.scheduleVersion() >= 0) {
         schedule =
-            new AdmissionGate.Schedule(
+            new SkuStock.Schedule(
                 sale.opensAt(), sale.closesAt(), sale.scheduleVersion(), sale.prequeueSeconds());
       }
     }

@@ -3,8 +3,8 @@ package io.stockade.command.sku;
 import io.stockade.api.sku.ReplenishStockCommand;
 import io.stockade.api.sku.SkuState;
 import io.stockade.command.RacedAppends;
-import io.stockade.command.admission.AdmissionGate;
-import io.stockade.command.admission.AdmissionGate.Replenishment;
+import io.stockade.command.admission.SkuStock;
+import io.stockade.command.admission.SkuStock.Replenishment;
 import org.axonframework.commandhandling.gateway.CommandGateway;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,9 +20,9 @@ class ReplenishingStock {
   private static final Logger log = LoggerFactory.getLogger(ReplenishingStock.class);
 
   private final CommandGateway commands;
-  private final AdmissionGate gate;
+  private final SkuStock gate;
 
-  ReplenishingStock(CommandGateway commands, AdmissionGate gate) {
+  ReplenishingStock(CommandGateway commands, SkuStock gate) {
     this.commands = commands;
     this.gate = gate;
   }

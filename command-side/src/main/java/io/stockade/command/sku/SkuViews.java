@@ -2,8 +2,8 @@ package io.stockade.command.sku;
 
 import io.stockade.api.sku.SaleSettings;
 import io.stockade.api.sku.SkuEvent;
-import io.stockade.command.admission.AdmissionGate;
 import io.stockade.command.admission.GateUnavailableException;
+import io.stockade.command.admission.SaleControl;
 import java.time.Instant;
 import java.util.Optional;
 import org.axonframework.eventsourcing.eventstore.EventStore;
@@ -20,11 +20,11 @@ import org.springframework.stereotype.Component;
 @Component
 class SkuViews {
 
-  private final AdmissionGate gate;
+  private final SaleControl gate;
   private final Repository<Sku> skus;
   private final EventStore events;
 
-  SkuViews(AdmissionGate gate, Repository<Sku> skus, EventStore events) {
+  SkuViews(SaleControl gate, Repository<Sku> skus, EventStore events) {
     this.gate = gate;
     this.skus = skus;
     this.events = events;
@@ -92,7 +92,7 @@ class SkuViews {
     }
   }
 
-  private AdmissionGate.SkuState gateState(String skuId) {
+  private SaleControl.SkuState gateState(String skuId) {
     return gate.state(skuId)
         .orElseThrow(
             () ->
@@ -100,7 +100,7 @@ class SkuViews {
                     "SKU " + skuId + " is recorded but not in the gate yet", null));
   }
 
-  private static SkuView of(AdmissionGate.SkuState gate, SaleSettings record) {
+  private static SkuView of(SaleControl.SkuState gate, SaleSettings record) {
     return new SkuView(
         gate.skuId(),
         gate.total(),

@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.stockade.api.reservation.ReservationLine;
 import io.stockade.command.admission.Admission;
 import io.stockade.command.admission.AdmissionDecision;
-import io.stockade.command.admission.AdmissionGate;
+import io.stockade.command.admission.Reserving;
 import io.stockade.localinfra.EmbeddedRedis;
 import io.stockade.platform.testing.ApiClient;
 import java.nio.file.Path;
@@ -67,7 +67,7 @@ class AdmissionIdentityIntegrationTest {
   }
 
   @LocalServerPort private int port;
-  @Autowired private AdmissionGate gate;
+  @Autowired private Reserving gate;
   @Autowired private RecoveringUnrecordedAdmissions sweeper;
   @Autowired private StringRedisTemplate redis;
 

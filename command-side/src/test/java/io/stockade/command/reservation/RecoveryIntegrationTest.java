@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.stockade.api.reservation.ReservationLine;
 import io.stockade.command.RecordedEvents;
 import io.stockade.command.admission.Admission;
-import io.stockade.command.admission.AdmissionGate;
+import io.stockade.command.admission.Reserving;
 import io.stockade.localinfra.EmbeddedRedis;
 import io.stockade.platform.testing.ApiClient;
 import java.time.Duration;
@@ -50,7 +50,7 @@ class RecoveryIntegrationTest {
   }
 
   @LocalServerPort private int port;
-  @Autowired private AdmissionGate gate;
+  @Autowired private Reserving gate;
   @Autowired private StringRedisTemplate redis;
   @Autowired private JdbcTemplate jdbc;
 

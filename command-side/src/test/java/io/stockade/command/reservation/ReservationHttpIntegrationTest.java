@@ -7,7 +7,8 @@ import io.stockade.api.reservation.ReservationLine;
 import io.stockade.api.reservation.StockConfirmed;
 import io.stockade.command.RecordedEvents;
 import io.stockade.command.admission.Admission;
-import io.stockade.command.admission.AdmissionGate;
+import io.stockade.command.admission.Reserving;
+import io.stockade.command.admission.SaleControl;
 import io.stockade.platform.testing.ApiClient;
 import io.stockade.platform.testing.Metrics;
 import java.time.Duration;
@@ -47,7 +48,8 @@ class ReservationHttpIntegrationTest {
   @LocalServerPort private int port;
   @Autowired private StringRedisTemplate redis;
   @Autowired private JdbcTemplate jdbc;
-  @Autowired private AdmissionGate gate;
+  @Autowired private Reserving gate;
+  @Autowired private SaleControl sale;
 
   @Autowired private GateFollowerConfiguration.FollowedEvents followed;
 
@@ -366,8 +368,8 @@ class ReservationHttpIntegrationTest {
   void aSaleNotOpenPausedOrClosedIs409AndEachRefusalIsLogged() {
     String sku = "sku-" + run;
     register(sku, 10, null);
-    Instant redisNow = gate.state(sku).orElseThrow().now();
-    gate.schedule(sku, 1, redisNow.plus(Duration.ofHours(1)), null);
+    Instant redisNow = sale.state(sku).orElseThrow().now();
+    sale.schedule(sku, 1, redisNow.plus(Duration.ofHours(1)), null);
 
     ResponseEntity<JsonNode> notOpen = reserve("N-" + run, "u-1", line(sku, 1));
 
@@ -378,15 +380,15 @@ class ReservationHttpIntegrationTest {
     assertThat(Long.parseLong(notOpen.getHeaders().getFirst("Retry-After")))
         .isBetween(3500L, 3600L);
 
-    gate.schedule(sku, 2, redisNow.minus(Duration.ofHours(1)), redisNow.plus(Duration.ofHours(1)));
-    gate.pause(sku, 3, true);
+    sale.schedule(sku, 2, redisNow.minus(Duration.ofHours(1)), redisNow.plus(Duration.ofHours(1)));
+    sale.pause(sku, 3, true);
     ResponseEntity<JsonNode> paused = reserve("P-" + run, "u-1", line(sku, 1));
     assertThat(paused.getStatusCode().value()).isEqualTo(409);
     assertThat(paused.getBody().get("type").asString()).endsWith("/sale-paused");
 
-    gate.pause(sku, 4, false);
+    sale.pause(sku, 4, false);
     assertThat(reserve("A-" + run, "u-1", line(sku, 1)).getStatusCode().value()).isEqualTo(201);
-    gate.schedule(sku, 5, redisNow.minus(Duration.ofHours(2)), redisNow.minus(Duration.ofHours(1)));
+    sale.schedule(sku, 5, redisNow.minus(Duration.ofHours(2)), redisNow.minus(Duration.ofHours(1)));
     ResponseEntity<JsonNode> closed = reserve("C-" + run, "u-1", line(sku, 1));
     assertThat(closed.getStatusCode().value()).isEqualTo(409);
     assertThat(closed.getBody().get("type").asString()).endsWith("/sale-closed");

@@ -7,7 +7,9 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.stockade.api.reservation.ReservationLine;
 import io.stockade.command.admission.Admission;
 import io.stockade.command.admission.AdmissionDecision;
-import io.stockade.command.admission.AdmissionGate;
+import io.stockade.command.admission.PendingAdmissions;
+import io.stockade.command.admission.ReservationTransitions;
+import io.stockade.command.admission.Reserving;
 import io.stockade.localinfra.EmbeddedRedis;
 import io.stockade.platform.testing.ApiClient;
 import java.nio.file.Path;
@@ -64,7 +66,9 @@ class SkewedClocksRecoveryIntegrationTest {
   }
 
   @LocalServerPort private int port;
-  @Autowired private AdmissionGate gate;
+  @Autowired private Reserving gate;
+  @Autowired private ReservationTransitions transitions;
+  @Autowired private PendingAdmissions pendingAdmissions;
   @Autowired private CommandGateway commands;
   @Autowired private ReservationRecord stored;
   @Autowired private MeterRegistry meters;
@@ -134,7 +138,8 @@ class SkewedClocksRecoveryIntegrationTest {
 
   /** A sweeper as an instance runs it, with that instance's clock. */
   private RecoveringUnrecordedAdmissions sweeper(Clock clock, Duration bound) {
-    return new RecoveringUnrecordedAdmissions(gate, commands, stored, clock, meters, bound);
+    return new RecoveringUnrecordedAdmissions(
+        transitions, pendingAdmissions, commands, stored, clock, meters, bound);
   }
 
   private void admit(String id, String sku, Instant now) {

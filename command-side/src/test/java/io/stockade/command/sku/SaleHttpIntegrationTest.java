@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.stockade.api.sku.AdjustStockCommand;
 import io.stockade.api.sku.AdjustmentReason;
 import io.stockade.api.sku.SkuEvent;
-import io.stockade.command.admission.AdmissionGate;
+import io.stockade.command.admission.StockAdjustments;
 import io.stockade.platform.testing.ApiClient;
 import java.time.Duration;
 import java.time.Instant;
@@ -42,7 +42,7 @@ class SaleHttpIntegrationTest {
   @LocalServerPort private int port;
   @Autowired private JdbcTemplate jdbc;
   @Autowired private StringRedisTemplate redis;
-  @Autowired private AdmissionGate gate;
+  @Autowired private StockAdjustments gate;
 
   private ApiClient http;
   private String run;
@@ -384,7 +384,7 @@ class SaleHttpIntegrationTest {
         new AdjustStockCommand(sku, id, -4, AdjustmentReason.SHRINKAGE, "cycle count");
     // What the request did before it stopped: the gate's take, with its content.
     assertThat(gate.adjust(sku, id, -4, AdjustingStock.content(asked)).outcome())
-        .isEqualTo(AdmissionGate.AdjustmentOutcome.APPLIED);
+        .isEqualTo(StockAdjustments.AdjustmentOutcome.APPLIED);
     assertThat(events("StockAdjusted")).isZero();
 
     await()

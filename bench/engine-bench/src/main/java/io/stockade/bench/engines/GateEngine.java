@@ -10,10 +10,11 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Engine (d): Stockade's admission gate, the real {@code RedisAdmissionGate} over one shared
- * Lettuce connection as in the service. Every attempt reserves one unit under a new reservation id
- * (one {@code reserve.lua} call: an admission writes its intent record and lists it as pending);
- * the SKU is registered through the gate's {@code register.lua}, with no per-user limit.
+ * Engine (d): Stockade's admission gate, the real gate ({@code GateReserve}, wired by {@code
+ * GateOperations}) over one shared Lettuce connection as in the service. Every attempt reserves one
+ * unit under a new reservation id (one {@code reserve.lua} call: an admission writes its intent
+ * record and lists it as pending); the SKU is registered through the gate's {@code register.lua},
+ * with no per-user limit.
  */
 final class GateEngine implements Engine {
 
@@ -34,12 +35,12 @@ final class GateEngine implements Engine {
 
   @Override
   public String description() {
-    return "Stockade: RedisAdmissionGate.reserve, one Lua script call (intent recorded)";
+    return "Stockade: GateReserve.reserve, one Lua script call (intent recorded)";
   }
 
   @Override
   public void stock(String sku, long units) {
-    standalone.gate().register(sku, units, null, 1);
+    standalone.gate().stock().register(sku, units, null, 1);
   }
 
   @Override
@@ -47,7 +48,7 @@ final class GateEngine implements Engine {
     Admission admission =
         new Admission(
             sku + "-" + attempt, user, List.of(new ReservationLine(sku, 1)), HOLD, Instant.now());
-    return standalone.gate().reserve(admission).accept(new Verdict(sku));
+    return standalone.gate().reserve().reserve(admission).accept(new Verdict(sku));
   }
 
   /**

@@ -227,18 +227,4 @@ final class BucketMoves {
     }
     return done;
   }
-
-  /** Finishes the moves left halfway for at least {@code bound}: how many it finished. */
-  int settleTransfers(Duration bound) {
-    int settled = 0;
-    GateSession session = scripts.session();
-    for (Partition source : layout.partitions()) {
-      for (String member : movesLeft(session, source, bound)) {
-        if (settle(session, source, member)) {
-          settled++;
-        }
-      }
-    }
-    return settled;
-  }
 }

@@ -3,11 +3,12 @@ package io.stockade.command.admission.redis;
 import static io.stockade.command.admission.redis.GateScripts.code;
 import static io.stockade.command.admission.redis.GateScripts.number;
 
-import io.stockade.command.admission.AdmissionGate.Adjustment;
-import io.stockade.command.admission.AdmissionGate.AdjustmentOutcome;
-import io.stockade.command.admission.AdmissionGate.PendingAdjustment;
-import io.stockade.command.admission.AdmissionGate.Settlement;
 import io.stockade.command.admission.GateClosedException;
+import io.stockade.command.admission.StockAdjustments;
+import io.stockade.command.admission.StockAdjustments.Adjustment;
+import io.stockade.command.admission.StockAdjustments.AdjustmentOutcome;
+import io.stockade.command.admission.StockAdjustments.PendingAdjustment;
+import io.stockade.command.admission.StockAdjustments.Settlement;
 import io.stockade.command.admission.redis.GateLayout.Partition;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -23,7 +24,7 @@ import org.springframework.data.redis.core.script.RedisScript;
  * stored, each take left PENDING in its partition until it is marked recorded or given back
  * (adjusted.lua).
  */
-final class GateAdjustments {
+public final class GateAdjustments implements StockAdjustments {
 
   private static final RedisScript<List<Object>> ADJUST = GateScripts.load("adjust");
   private static final RedisScript<List<Object>> ADJUSTED = GateScripts.load("adjusted");
@@ -45,7 +46,8 @@ final class GateAdjustments {
     this.placements = placements;
   }
 
-  Adjustment adjust(String skuId, String adjustmentId, long quantity, String content) {
+  @Override
+  public Adjustment adjust(String skuId, String adjustmentId, long quantity, String content) {
     if (quantity == 0) {
       throw new IllegalArgumentException("An adjustment of 0 units");
     }
@@ -205,7 +207,17 @@ final class GateAdjustments {
    * Given back: DONE when any units came back, RECORDED when a take's event is stored (nothing
    * given back there), ALREADY_DONE when nothing was pending.
    */
-  Settlement settle(String skuId, String adjustmentId, boolean recorded) {
+  @Override
+  public Settlement adjustmentRecorded(String skuId, String adjustmentId) {
+    return settle(skuId, adjustmentId, true);
+  }
+
+  @Override
+  public Settlement giveBackAdjustment(String skuId, String adjustmentId) {
+    return settle(skuId, adjustmentId, false);
+  }
+
+  private Settlement settle(String skuId, String adjustmentId, boolean recorded) {
     try {
       GateSession session = scripts.session();
       Settlement result = null;
@@ -224,7 +236,8 @@ final class GateAdjustments {
    * Each partition's adjustment takes pending for at least the bound, by its Redis's clock (the
    * clock that scored them), oldest first over all partitions.
    */
-  List<PendingAdjustment> pendingFor(Duration bound, int limit) {
+  @Override
+  public List<PendingAdjustment> pendingAdjustmentsFor(Duration bound, int limit) {
     GateSession session = scripts.session();
     List<PendingAdjustment> found = new ArrayList<>();
     for (Partition partition : layout.partitions()) {

@@ -1,13 +1,19 @@
 package io.stockade.command.admission.redis;
 
 import io.lettuce.core.ClientOptions;
+import io.stockade.command.admission.PendingAdmissions;
+import io.stockade.command.admission.ReservationTransitions;
+import io.stockade.command.admission.Reserving;
+import io.stockade.command.admission.SaleControl;
+import io.stockade.command.admission.SkuStock;
+import io.stockade.command.admission.StockAdjustments;
 import java.util.regex.Pattern;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.boot.data.redis.autoconfigure.LettuceClientOptionsBuilderCustomizer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
-/** How the gate talks to Redis. */
+/** How the gate talks to Redis, and its ports as beans: the parts that implement them. */
 @Configuration(proxyBeanMethods = false)
 class GateConfiguration {
 
@@ -34,6 +40,42 @@ class GateConfiguration {
     String placement = properties.placementPattern();
     return new GateLayout(
         partitions, placement == null || placement.isEmpty() ? null : Pattern.compile(placement));
+  }
+
+  @Bean
+  GateOperations gateOperations(
+      GateSessions sessions, GateLayout layout, GateProperties properties) {
+    return GateOperations.wire(sessions, layout, properties);
+  }
+
+  @Bean
+  Reserving reserving(GateOperations gate) {
+    return gate.reserve();
+  }
+
+  @Bean
+  ReservationTransitions reservationTransitions(GateOperations gate) {
+    return gate.transitions();
+  }
+
+  @Bean
+  PendingAdmissions pendingAdmissions(GateOperations gate) {
+    return gate.pending();
+  }
+
+  @Bean
+  SkuStock skuStock(GateOperations gate) {
+    return gate.stock();
+  }
+
+  @Bean
+  SaleControl saleControl(GateOperations gate) {
+    return gate.sale();
+  }
+
+  @Bean
+  StockAdjustments stockAdjustments(GateOperations gate) {
+    return gate.adjustments();
   }
 
   @Bean

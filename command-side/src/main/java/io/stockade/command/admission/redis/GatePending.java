@@ -3,10 +3,11 @@ package io.stockade.command.admission.redis;
 import static io.stockade.command.admission.redis.GateScripts.number;
 
 import io.stockade.api.reservation.ReservationLine;
-import io.stockade.command.admission.AdmissionGate.Intent;
-import io.stockade.command.admission.AdmissionGate.Pending;
 import io.stockade.command.admission.AdmissionId;
 import io.stockade.command.admission.GateClosedException;
+import io.stockade.command.admission.PendingAdmissions;
+import io.stockade.command.admission.PendingAdmissions.Intent;
+import io.stockade.command.admission.PendingAdmissions.Pending;
 import io.stockade.command.admission.redis.GateLayout.Partition;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,7 +26,7 @@ import org.springframework.data.redis.core.script.RedisScript;
  * recorded admission off it (best effort: the sweeper finds what is left), and what the recovery
  * sweeper reads of it (the entries pending too long, by their Redis's clock, and their intents).
  */
-final class GatePending {
+public final class GatePending implements PendingAdmissions {
 
   private static final Logger log = LoggerFactory.getLogger(GatePending.class);
 
@@ -35,14 +36,33 @@ final class GatePending {
   private final GateScripts scripts;
   private final GateLayout layout;
   private final BucketPlacements placements;
+  private final BucketMoves moves;
 
-  GatePending(GateScripts scripts, GateLayout layout, BucketPlacements placements) {
+  GatePending(
+      GateScripts scripts, GateLayout layout, BucketPlacements placements, BucketMoves moves) {
     this.scripts = scripts;
     this.layout = layout;
     this.placements = placements;
+    this.moves = moves;
   }
 
-  void recorded(String reservationId, AdmissionId admission, List<ReservationLine> lines) {
+  /** Finishes the moves left halfway for at least {@code bound}: how many it finished. */
+  @Override
+  public int settleTransfers(Duration bound) {
+    int settled = 0;
+    GateSession session = scripts.session();
+    for (Partition source : layout.partitions()) {
+      for (String member : moves.movesLeft(session, source, bound)) {
+        if (moves.settle(session, source, member)) {
+          settled++;
+        }
+      }
+    }
+    return settled;
+  }
+
+  @Override
+  public void recorded(String reservationId, AdmissionId admission, List<ReservationLine> lines) {
     Set<Partition> locations;
     try {
       locations = placements.locations(lines);
@@ -56,7 +76,8 @@ final class GatePending {
     }
   }
 
-  void recorded(Pending pending, AdmissionId admission) {
+  @Override
+  public void recorded(Pending pending, AdmissionId admission) {
     Partition partition = layout.partition(pending.partition());
     try {
       scripts.run(
@@ -77,7 +98,8 @@ final class GatePending {
    * (pending.lua, by the TIME that also scored them), then the oldest of all. The ages of different
    * partitions come from different servers' clocks; they only order the work.
    */
-  List<Pending> pendingFor(Duration bound, int limit) {
+  @Override
+  public List<Pending> pendingFor(Duration bound, int limit) {
     GateSession session = scripts.session();
     List<TypedTuple<Pending>> found = new ArrayList<>();
     for (Partition partition : layout.partitions()) {
@@ -99,7 +121,8 @@ final class GatePending {
         .toList();
   }
 
-  Optional<Intent> intent(Pending pending) {
+  @Override
+  public Optional<Intent> intent(Pending pending) {
     String key = layout.partition(pending.partition()).intent(pending.reservationId());
     List<Object> fields =
         scripts.read(

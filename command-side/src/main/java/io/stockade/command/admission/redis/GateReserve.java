@@ -9,6 +9,7 @@ import io.stockade.command.admission.Admission;
 import io.stockade.command.admission.AdmissionDecision;
 import io.stockade.command.admission.AdmissionId;
 import io.stockade.command.admission.GateClosedException;
+import io.stockade.command.admission.Reserving;
 import io.stockade.command.admission.TokenBucket;
 import io.stockade.command.admission.redis.GateLayout.Partition;
 import java.time.Duration;
@@ -28,7 +29,7 @@ import org.springframework.data.redis.core.script.RedisScript;
  * buckets before a refusal for want of stock is final. It turns every reply into the {@link
  * AdmissionDecision} the caller must handle.
  */
-final class GateReserve {
+public final class GateReserve implements Reserving {
 
   private static final Logger log = LoggerFactory.getLogger(GateReserve.class);
 
@@ -77,7 +78,18 @@ final class GateReserve {
    * bucket gathers units from the SKU's other buckets, and the admission is tried again; it is
    * refused as short only when all the buckets together are.
    */
-  AdmissionDecision reserve(Admission admission) {
+  @Override
+  public AdmissionDecision draw(Admission admission) {
+    return reserve(admission, true);
+  }
+
+  @Override
+  public void fenced(long gateEpoch) {
+    scripts.endSession(gateEpoch);
+  }
+
+  @Override
+  public AdmissionDecision reserve(Admission admission) {
     return reserve(admission, false);
   }
 
@@ -120,7 +132,8 @@ final class GateReserve {
    * first the gate cannot decide now (closed, its clock not yet at the opening): the answers are a
    * prefix of the admissions, that one's answer last.
    */
-  List<AdmissionDecision> draw(List<Admission> admissions) {
+  @Override
+  public List<AdmissionDecision> draw(List<Admission> admissions) {
     List<AdmissionDecision> decisions = new ArrayList<>(admissions.size());
     boolean together =
         layout.partitions().size() == 1

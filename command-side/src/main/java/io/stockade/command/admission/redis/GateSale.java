@@ -4,10 +4,11 @@ import static io.stockade.command.admission.redis.GateScripts.code;
 import static io.stockade.command.admission.redis.GateScripts.instant;
 import static io.stockade.command.admission.redis.GateScripts.number;
 
-import io.stockade.command.admission.AdmissionGate.SaleWrite;
-import io.stockade.command.admission.AdmissionGate.SkuState;
 import io.stockade.command.admission.GateClosedException;
 import io.stockade.command.admission.GateUnavailableException;
+import io.stockade.command.admission.SaleControl;
+import io.stockade.command.admission.SaleControl.SaleWrite;
+import io.stockade.command.admission.SaleControl.SkuState;
 import io.stockade.command.admission.redis.GateLayout.Partition;
 import java.time.Instant;
 import java.util.List;
@@ -21,7 +22,7 @@ import org.springframework.data.redis.core.script.RedisScript;
  * changes nothing), where reserve.lua reads them in the call that takes the units; and the SKU's
  * state as the gate sees it now.
  */
-final class GateSale {
+public final class GateSale implements SaleControl {
 
   private static final RedisScript<List<Object>> SALE = GateScripts.load("sale");
   private static final RedisScript<List<Object>> STATE = GateScripts.load("state");
@@ -36,7 +37,8 @@ final class GateSale {
     this.placements = placements;
   }
 
-  SaleWrite schedule(
+  @Override
+  public SaleWrite schedule(
       String skuId, long version, Instant opensAt, Instant closesAt, int prequeueSeconds) {
     return write(
         skuId,
@@ -47,15 +49,18 @@ final class GateSale {
         opensAt == null ? 0 : prequeueSeconds * 1000L);
   }
 
-  SaleWrite drawn(String skuId, long version, Instant opensAt) {
+  @Override
+  public SaleWrite drawn(String skuId, long version, Instant opensAt) {
     return write(skuId, "drawn", version, opensAt.toEpochMilli());
   }
 
-  SaleWrite pause(String skuId, long version, boolean paused) {
+  @Override
+  public SaleWrite pause(String skuId, long version, boolean paused) {
     return write(skuId, "pause", version, paused ? 1 : 0);
   }
 
-  SaleWrite limit(String skuId, long version, Integer perUserLimit) {
+  @Override
+  public SaleWrite limit(String skuId, long version, Integer perUserLimit) {
     return write(skuId, "limit", version, perUserLimit == null ? -1 : perUserLimit);
   }
 
@@ -103,7 +108,8 @@ final class GateSale {
    * its reservations are decided by, on one Redis the only one). Units being moved between buckets
    * (out of one, not yet into another) are in none of the sums. Empty for an unknown SKU.
    */
-  Optional<SkuState> state(String skuId) {
+  @Override
+  public Optional<SkuState> state(String skuId) {
     try {
       GateSession session = scripts.session();
       List<Partition> buckets = placements.placement(skuId);

@@ -2,10 +2,10 @@ package io.stockade.command.admission.redis;
 
 import static io.stockade.command.admission.redis.GateScripts.code;
 
-import io.stockade.command.admission.AdmissionGate;
-import io.stockade.command.admission.AdmissionGate.Replenishment;
 import io.stockade.command.admission.GateClosedException;
 import io.stockade.command.admission.GateUnavailableException;
+import io.stockade.command.admission.SkuStock;
+import io.stockade.command.admission.SkuStock.Replenishment;
 import io.stockade.command.admission.redis.GateLayout.Partition;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,7 +16,7 @@ import org.springframework.data.redis.core.script.RedisScript;
  * Stock coming into the gate: a SKU's counters seeded when it is registered (its stock shared out
  * over its buckets), and replenishments added to its home bucket, once per replenishment id.
  */
-final class GateStock {
+public final class GateStock implements SkuStock {
 
   private static final RedisScript<List<Object>> REGISTER = GateScripts.load("register");
   private static final RedisScript<List<Object>> REPLENISH = GateScripts.load("replenish");
@@ -38,12 +38,13 @@ final class GateStock {
    * when it does not divide evenly). Seeding is idempotent per bucket, so a repeat completes a
    * registration that stopped halfway.
    */
-  void register(
+  @Override
+  public void register(
       String skuId,
       long initialStock,
       Integer perUserLimit,
       int buckets,
-      AdmissionGate.Schedule schedule) {
+      SkuStock.Schedule schedule) {
     long limit = perUserLimit == null ? NO_LIMIT : perUserLimit;
     List<Object> window =
         schedule == null
@@ -74,7 +75,8 @@ final class GateStock {
     placements.remember(skuId, placement);
   }
 
-  Replenishment replenish(String skuId, String replenishmentId, long quantity) {
+  @Override
+  public Replenishment replenish(String skuId, String replenishmentId, long quantity) {
     Partition partition = layout.of(skuId);
     try {
       List<Object> reply =

@@ -3,10 +3,11 @@ package io.stockade.command.admission.redis;
 import static io.stockade.command.admission.redis.GateScripts.code;
 
 import io.stockade.api.reservation.ReservationLine;
-import io.stockade.command.admission.AdmissionGate.Transition;
-import io.stockade.command.admission.AdmissionGate.Withdrawal;
 import io.stockade.command.admission.AdmissionId;
 import io.stockade.command.admission.GateClosedException;
+import io.stockade.command.admission.ReservationTransitions;
+import io.stockade.command.admission.ReservationTransitions.Transition;
+import io.stockade.command.admission.ReservationTransitions.Withdrawal;
 import io.stockade.command.admission.redis.GateLayout.Partition;
 import java.time.Duration;
 import java.time.Instant;
@@ -26,7 +27,7 @@ import org.springframework.data.redis.core.script.RedisScript;
  * completes a part left behind and leaves other admissions of the id alone; the outcome is the
  * worst of the parts'.
  */
-final class GateTransitions {
+public final class GateTransitions implements ReservationTransitions {
 
   private static final RedisScript<List<Object>> TRANSITION = GateScripts.load("transition");
   private static final RedisScript<List<Object>> EXTEND = GateScripts.load("extend");
@@ -53,7 +54,8 @@ final class GateTransitions {
     this.retentionMillis = String.valueOf(intentRetention.toMillis());
   }
 
-  Transition confirm(
+  @Override
+  public Transition confirm(
       String reservationId,
       AdmissionId admission,
       List<ReservationLine> lines,
@@ -85,12 +87,14 @@ final class GateTransitions {
         });
   }
 
-  Transition release(
+  @Override
+  public Transition release(
       String reservationId, AdmissionId admission, List<ReservationLine> lines, String reason) {
     return transition(reservationId, admission, lines, "RELEASED", intentLines -> reason);
   }
 
-  Transition extend(
+  @Override
+  public Transition extend(
       String reservationId, AdmissionId admission, List<ReservationLine> lines, Instant expiresAt) {
     List<Transition> outcomes = new ArrayList<>();
     try {
@@ -200,7 +204,9 @@ final class GateTransitions {
     }
   }
 
-  Withdrawal withdraw(String reservationId, AdmissionId admission, List<ReservationLine> lines) {
+  @Override
+  public Withdrawal withdraw(
+      String reservationId, AdmissionId admission, List<ReservationLine> lines) {
     List<Withdrawal> outcomes = new ArrayList<>();
     Set<Partition> locations;
     try {

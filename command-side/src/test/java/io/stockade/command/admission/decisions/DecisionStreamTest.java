@@ -7,8 +7,8 @@ import io.stockade.command.admission.Admission;
 import io.stockade.command.admission.AdmissionDecision;
 import io.stockade.command.admission.redis.GateLayout;
 import io.stockade.command.admission.redis.GateScripts;
-import io.stockade.command.admission.redis.RedisAdmissionGate;
 import io.stockade.command.admission.redis.TestRedis;
+import io.stockade.command.admission.redis.WholeGate;
 import io.stockade.localinfra.EmbeddedRedis;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -41,7 +41,7 @@ class DecisionStreamTest {
 
   private static EmbeddedRedis server;
   private static StringRedisTemplate redis;
-  private static RedisAdmissionGate gate;
+  private static WholeGate gate;
 
   private final GateLayout.Partition partition = TestRedis.PARTITION;
 

@@ -12,8 +12,8 @@ import io.stockade.api.sku.SkuRegistered;
 import io.stockade.api.sku.StockReplenished;
 import io.stockade.command.admission.Admission;
 import io.stockade.command.admission.AdmissionDecision;
-import io.stockade.command.admission.redis.RedisAdmissionGate;
 import io.stockade.command.admission.redis.TestRedis;
+import io.stockade.command.admission.redis.WholeGate;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -92,7 +92,7 @@ class GateImageTest {
   @Test
   void aRebuiltIntentIsTheOneTheGateWrote() {
     StringRedisTemplate redis = TestRedis.shared();
-    RedisAdmissionGate gate = TestRedis.gate(redis, Duration.ofHours(24));
+    WholeGate gate = TestRedis.gate(redis, Duration.ofHours(24));
     String run = UUID.randomUUID().toString().substring(0, 8);
     gate.register("x-" + run, 10, null, 1);
     gate.register("y-" + run, 10, null, 1);
@@ -132,7 +132,7 @@ class GateImageTest {
   @Test
   void aRebuiltIntentAndCountersAfterAnExtensionAndAPartialConfirmationAreTheGates() {
     StringRedisTemplate redis = TestRedis.shared();
-    RedisAdmissionGate gate = TestRedis.gate(redis, Duration.ofHours(24));
+    WholeGate gate = TestRedis.gate(redis, Duration.ofHours(24));
     String run = UUID.randomUUID().toString().substring(0, 8);
     String x = "x-" + run;
     String y = "y-" + run;

@@ -36,7 +36,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
  * Benchmark, not a test: admission decisions per second of one hot SKU through the real {@link
- * RedisAdmissionGate}, on one Redis and on a Redis Cluster, in one run ({@code bench/cluster}).
+ * WholeGate}, on one Redis and on a Redis Cluster, in one run ({@code bench/cluster}).
  *
  * <p>Rows, each on servers of its own that this driver starts (never the shared 6379), the same
  * {@code redis-server} binary, no persistence:
@@ -244,7 +244,7 @@ final class ClusterThroughput {
     GateLayout layout = topology.layout();
     String sku = name + "-sku";
     // A gate of its own: its session sets the markers of every partition (epoch 1).
-    RedisAdmissionGate gate = TestRedis.gate(template, layout, Duration.ofDays(1));
+    WholeGate gate = TestRedis.gate(template, layout, Duration.ofDays(1));
     gate.register(sku, STOCK, null, buckets);
     List<GateLayout.Partition> placed =
         buckets == 1

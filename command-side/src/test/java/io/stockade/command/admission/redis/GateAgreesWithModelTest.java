@@ -5,8 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.stockade.api.reservation.ReservationLine;
 import io.stockade.command.admission.Admission;
 import io.stockade.command.admission.AdmissionDecision;
-import io.stockade.command.admission.AdmissionGate;
 import io.stockade.command.admission.AdmissionId;
+import io.stockade.command.admission.ReservationTransitions;
+import io.stockade.command.admission.SaleControl;
+import io.stockade.command.admission.SkuStock;
+import io.stockade.command.admission.StockAdjustments;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -82,7 +85,7 @@ class GateAgreesWithModelTest {
   private static final List<ReservationLine> IN_ONE_PARTITION =
       List.of(new ReservationLine("any", 1));
 
-  private final RedisAdmissionGate gate = TestRedis.gate(redis, Duration.ofHours(24));
+  private final WholeGate gate = TestRedis.gate(redis, Duration.ofHours(24));
 
   sealed interface Step {}
 
@@ -231,7 +234,7 @@ class GateAgreesWithModelTest {
       AdmissionId named = named(model, id, confirm.other());
       List<ReservationLine> lines = model.lines(id).orElse(null);
       if (!confirm.partly() || lines == null) {
-        AdmissionGate.Transition actual = gate.confirm(id, named, IN_ONE_PARTITION);
+        ReservationTransitions.Transition actual = gate.confirm(id, named, IN_ONE_PARTITION);
         assertThat(actual).as("%s", step).isEqualTo(model.confirm(id, named));
         return "confirm " + actual;
       }
@@ -244,14 +247,15 @@ class GateAgreesWithModelTest {
           selling.add(new ReservationLine(line.skuId(), line.quantity() / 2));
         }
       }
-      AdmissionGate.Transition actual = gate.confirm(id, named, lines, selling);
+      ReservationTransitions.Transition actual = gate.confirm(id, named, lines, selling);
       assertThat(actual).as("%s", step).isEqualTo(model.confirm(id, named, sold));
       return "partial confirm " + actual;
     }
     if (step instanceof Release release) {
       String id = prefix + release.reservation();
       AdmissionId named = named(model, id, release.other());
-      AdmissionGate.Transition actual = gate.release(id, named, IN_ONE_PARTITION, "CANCELLED");
+      ReservationTransitions.Transition actual =
+          gate.release(id, named, IN_ONE_PARTITION, "CANCELLED");
       assertThat(actual).as("%s", step).isEqualTo(model.release(id, named));
       return "release " + actual;
     }
@@ -272,7 +276,7 @@ class GateAgreesWithModelTest {
             case OPEN -> schedule.version() % 2 == 0 ? null : day.plus(Duration.ofDays(1));
             case CLOSED -> day.minus(Duration.ofDays(1));
           };
-      AdmissionGate.SaleWrite actual = gate.schedule(sku, schedule.version(), opens, closes);
+      SaleControl.SaleWrite actual = gate.schedule(sku, schedule.version(), opens, closes);
       assertThat(actual)
           .as("%s", step)
           .isEqualTo(model.schedule(sku, schedule.version(), opens, closes));
@@ -280,7 +284,7 @@ class GateAgreesWithModelTest {
     }
     if (step instanceof Pause pause) {
       String sku = prefix + pause.sku();
-      AdmissionGate.SaleWrite actual = gate.pause(sku, pause.version(), pause.paused());
+      SaleControl.SaleWrite actual = gate.pause(sku, pause.version(), pause.paused());
       assertThat(actual)
           .as("%s", step)
           .isEqualTo(model.pause(sku, pause.version(), pause.paused()));
@@ -288,28 +292,28 @@ class GateAgreesWithModelTest {
     }
     if (step instanceof LimitChange limit) {
       String sku = prefix + limit.sku();
-      AdmissionGate.SaleWrite actual = gate.limit(sku, limit.version(), limit.limit());
+      SaleControl.SaleWrite actual = gate.limit(sku, limit.version(), limit.limit());
       assertThat(actual).as("%s", step).isEqualTo(model.limit(sku, limit.version(), limit.limit()));
       return "sale " + actual;
     }
     if (step instanceof Adjust adjust) {
       String sku = prefix + adjust.sku();
       String id = prefix + adjust.adjustment();
-      AdmissionGate.Adjustment actual = gate.adjust(sku, id, adjust.quantity());
+      StockAdjustments.Adjustment actual = gate.adjust(sku, id, adjust.quantity());
       assertThat(actual)
           .as("%s", step)
           .usingRecursiveComparison()
           .ignoringFields("gateEpoch")
           .isEqualTo(model.adjust(sku, id, adjust.quantity()));
-      if (adjust.quantity() < 0 && actual.outcome() == AdmissionGate.AdjustmentOutcome.APPLIED) {
-        assertThat(gate.adjustmentRecorded(sku, id)).isEqualTo(AdmissionGate.Settlement.DONE);
+      if (adjust.quantity() < 0 && actual.outcome() == StockAdjustments.AdjustmentOutcome.APPLIED) {
+        assertThat(gate.adjustmentRecorded(sku, id)).isEqualTo(StockAdjustments.Settlement.DONE);
       }
       return "adjust " + actual.outcome();
     }
     Replenish replenish = (Replenish) step;
     String sku = prefix + replenish.sku();
     String id = prefix + replenish.replenishment();
-    AdmissionGate.Replenishment actual = gate.replenish(sku, id, replenish.quantity());
+    SkuStock.Replenishment actual = gate.replenish(sku, id, replenish.quantity());
     assertThat(actual).as("%s", step).isEqualTo(model.replenish(sku, id, replenish.quantity()));
     return "replenish " + actual;
   }

@@ -3,10 +3,11 @@ package io.stockade.command.admission.redis;
 import io.stockade.api.reservation.ReservationLine;
 import io.stockade.command.admission.Admission;
 import io.stockade.command.admission.AdmissionDecision;
-import io.stockade.command.admission.AdmissionGate;
-import io.stockade.command.admission.AdmissionGate.Replenishment;
-import io.stockade.command.admission.AdmissionGate.Transition;
 import io.stockade.command.admission.AdmissionId;
+import io.stockade.command.admission.ReservationTransitions.Transition;
+import io.stockade.command.admission.SaleControl;
+import io.stockade.command.admission.SkuStock.Replenishment;
+import io.stockade.command.admission.StockAdjustments;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -16,9 +17,9 @@ import java.util.Optional;
 import java.util.TreeMap;
 
 /**
- * The admission gate's semantics, kept as plainly as possible in memory: what {@link
- * RedisAdmissionGate} must agree with. A user's holdings are not counted but recomputed from the
- * reservations, so that releasing gives the allowance back by construction.
+ * The admission gate's semantics, kept as plainly as possible in memory: what {@link WholeGate}
+ * must agree with. A user's holdings are not counted but recomputed from the reservations, so that
+ * releasing gives the allowance back by construction.
  */
 final class GateModel {
 
@@ -261,69 +262,71 @@ final class GateModel {
     }
   }
 
-  AdmissionGate.SaleWrite schedule(String skuId, long version, Instant opensAt, Instant closesAt) {
+  SaleControl.SaleWrite schedule(String skuId, long version, Instant opensAt, Instant closesAt) {
     Counters counters = skus.get(skuId);
     if (counters == null) {
-      return AdmissionGate.SaleWrite.UNKNOWN_SKU;
+      return SaleControl.SaleWrite.UNKNOWN_SKU;
     }
     if (version <= counters.scheduleVersion) {
-      return AdmissionGate.SaleWrite.STALE;
+      return SaleControl.SaleWrite.STALE;
     }
     counters.scheduleVersion = version;
     counters.opensAt = opensAt;
     counters.closesAt = closesAt;
-    return AdmissionGate.SaleWrite.APPLIED;
+    return SaleControl.SaleWrite.APPLIED;
   }
 
-  AdmissionGate.SaleWrite pause(String skuId, long version, boolean paused) {
+  SaleControl.SaleWrite pause(String skuId, long version, boolean paused) {
     Counters counters = skus.get(skuId);
     if (counters == null) {
-      return AdmissionGate.SaleWrite.UNKNOWN_SKU;
+      return SaleControl.SaleWrite.UNKNOWN_SKU;
     }
     if (version <= counters.pauseVersion) {
-      return AdmissionGate.SaleWrite.STALE;
+      return SaleControl.SaleWrite.STALE;
     }
     counters.pauseVersion = version;
     counters.paused = paused;
-    return AdmissionGate.SaleWrite.APPLIED;
+    return SaleControl.SaleWrite.APPLIED;
   }
 
-  AdmissionGate.SaleWrite limit(String skuId, long version, Integer limit) {
+  SaleControl.SaleWrite limit(String skuId, long version, Integer limit) {
     Counters counters = skus.get(skuId);
     if (counters == null) {
-      return AdmissionGate.SaleWrite.UNKNOWN_SKU;
+      return SaleControl.SaleWrite.UNKNOWN_SKU;
     }
     if (version <= counters.limitVersion) {
-      return AdmissionGate.SaleWrite.STALE;
+      return SaleControl.SaleWrite.STALE;
     }
     counters.limitVersion = version;
     counters.limit = limit;
-    return AdmissionGate.SaleWrite.APPLIED;
+    return SaleControl.SaleWrite.APPLIED;
   }
 
   /** An adjustment: available (and total) up or down, never below zero, once per id. */
-  AdmissionGate.Adjustment adjust(String skuId, String adjustmentId, long quantity) {
+  StockAdjustments.Adjustment adjust(String skuId, String adjustmentId, long quantity) {
     Counters counters = skus.get(skuId);
     if (counters == null) {
-      return new AdmissionGate.Adjustment(AdmissionGate.AdjustmentOutcome.UNKNOWN_SKU, null, null);
+      return new StockAdjustments.Adjustment(
+          StockAdjustments.AdjustmentOutcome.UNKNOWN_SKU, null, null);
     }
     String key = skuId + " " + adjustmentId;
     Long applied = adjustments.get(key);
     if (applied != null) {
       return applied == quantity
-          ? new AdmissionGate.Adjustment(
-              AdmissionGate.AdjustmentOutcome.DUPLICATE, counters.available, null)
-          : new AdmissionGate.Adjustment(AdmissionGate.AdjustmentOutcome.CONFLICT, null, applied);
+          ? new StockAdjustments.Adjustment(
+              StockAdjustments.AdjustmentOutcome.DUPLICATE, counters.available, null)
+          : new StockAdjustments.Adjustment(
+              StockAdjustments.AdjustmentOutcome.CONFLICT, null, applied);
     }
     if (counters.available + quantity < 0) {
-      return new AdmissionGate.Adjustment(
-          AdmissionGate.AdjustmentOutcome.INSUFFICIENT, counters.available, null);
+      return new StockAdjustments.Adjustment(
+          StockAdjustments.AdjustmentOutcome.INSUFFICIENT, counters.available, null);
     }
     adjustments.put(key, quantity);
     counters.available += quantity;
     counters.total += quantity;
-    return new AdmissionGate.Adjustment(
-        AdmissionGate.AdjustmentOutcome.APPLIED, counters.available, null);
+    return new StockAdjustments.Adjustment(
+        StockAdjustments.AdjustmentOutcome.APPLIED, counters.available, null);
   }
 
   Replenishment replenish(String skuId, String replenishmentId, long quantity) {

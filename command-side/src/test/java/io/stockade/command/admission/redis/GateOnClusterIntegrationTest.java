@@ -8,7 +8,7 @@ import io.stockade.api.reservation.ReservationLine;
 import io.stockade.command.CommandSideApplication;
 import io.stockade.command.admission.Admission;
 import io.stockade.command.admission.AdmissionDecision;
-import io.stockade.command.admission.AdmissionGate;
+import io.stockade.command.admission.Reserving;
 import io.stockade.localinfra.EmbeddedRedisCluster;
 import io.stockade.platform.testing.ApiClient;
 import java.nio.file.Path;
@@ -164,7 +164,7 @@ class GateOnClusterIntegrationTest {
     register(skus.get(0), 5);
     register(skus.get(2), 5);
     String id = "U-" + run;
-    AdmissionGate gate = instances.get(1).getBean(AdmissionGate.class);
+    Reserving gate = instances.get(1).getBean(Reserving.class);
 
     AdmissionDecision decision =
         gate.reserve(

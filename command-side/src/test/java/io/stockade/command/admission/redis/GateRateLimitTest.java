@@ -30,7 +30,7 @@ class GateRateLimitTest {
   private static final String SLOW = "0.000001";
 
   private final StringRedisTemplate redis = TestRedis.shared();
-  private final RedisAdmissionGate gate = TestRedis.gate(redis, Duration.ofHours(24));
+  private final WholeGate gate = TestRedis.gate(redis, Duration.ofHours(24));
   private final String run = UUID.randomUUID().toString().substring(0, 8);
   private final String bucketKey = "stockade:ratelimit:user:{u-" + run + "}";
 
@@ -109,7 +109,7 @@ class GateRateLimitTest {
   @Test
   void aReservationOverTwoPartitionsTakesItsTokensOnce() {
     GateLayout layout = new GateLayout(16, null);
-    RedisAdmissionGate partitioned = TestRedis.gate(redis, layout, Duration.ofHours(24));
+    WholeGate partitioned = TestRedis.gate(redis, layout, Duration.ofHours(24));
     String first = "p-" + run + "-0";
     String second = first;
     for (int n = 1; layout.of(second).equals(layout.of(first)); n++) {
@@ -137,7 +137,7 @@ class GateRateLimitTest {
   @Test
   void aReservationThatGathersUnitsFromOtherBucketsTakesItsTokensOnce() {
     GateLayout layout = new GateLayout(16, null);
-    RedisAdmissionGate partitioned = TestRedis.gate(redis, layout, Duration.ofHours(24));
+    WholeGate partitioned = TestRedis.gate(redis, layout, Duration.ofHours(24));
     String hot = "hot-" + run;
     // One unit in each of three buckets: two units for one user are gathered from the others.
     partitioned.register(hot, 3, null, 3);
@@ -154,10 +154,7 @@ class GateRateLimitTest {
 
   /** The gate answers the admission with {@code answer}, leaving its bucket {@code left} tokens. */
   private void answers(
-      RedisAdmissionGate on,
-      Admission admission,
-      Class<? extends AdmissionDecision> answer,
-      long left) {
+      WholeGate on, Admission admission, Class<? extends AdmissionDecision> answer, long left) {
     assertThat(on.reserve(admission)).isInstanceOf(answer);
     assertThat(tokens()).isEqualTo(left);
   }

@@ -740,7 +740,7 @@ class GateScriptArgumentsTest {
   @MethodSource("malformedCalls")
   void malformedCallIsAnErrorAndChangesNothing(String name, Fn callOf) {
     Fixture fixture = new Fixture(redis, sku, reservation);
-    RedisAdmissionGate gate = TestRedis.gate(redis, Duration.ofHours(24));
+    WholeGate gate = TestRedis.gate(redis, Duration.ofHours(24));
     gate.register(sku, 10, 3, 1);
     gate.reserve(
         new Admission(

@@ -28,8 +28,8 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.ZSetOperations;
 
 /**
- * Benchmark, not a test: admission decisions per second of the real {@link RedisAdmissionGate} over
- * one {@link StringRedisTemplate} (one shared Lettuce connection, as in the service).
+ * Benchmark, not a test: admission decisions per second of the real {@link WholeGate} over one
+ * {@link StringRedisTemplate} (one shared Lettuce connection, as in the service).
  *
  * <p>T threads each call {@code gate.reserve} in a loop, one unit of one SKU with practically
  * unlimited stock and no per-user limit, a new reservation id per call (so every call is an
@@ -100,7 +100,7 @@ final class GateThroughput {
     StringRedisTemplate redis = TestRedis.template(host, port, Duration.ofSeconds(5));
     RedisClient client = null;
     try {
-      RedisAdmissionGate gate = TestRedis.gate(redis, Duration.ofDays(1));
+      WholeGate gate = TestRedis.gate(redis, Duration.ofDays(1));
       gate.register(sku, 1_000_000_000_000_000L, null, 1);
       if (!raw.equals("only")) {
         double median =
@@ -137,7 +137,7 @@ final class GateThroughput {
                 seconds,
                 prefix,
                 (id, user) -> {
-                  // The keys and arguments RedisAdmissionGate.reserve builds.
+                  // The keys and arguments WholeGate.reserve builds.
                   Admission admission = new Admission(id, user, lines, HOLD, Instant.now());
                   String[] keys = {
                     TestRedis.PARTITION.marker(),

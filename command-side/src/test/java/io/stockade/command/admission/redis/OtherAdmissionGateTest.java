@@ -6,9 +6,9 @@ import static org.awaitility.Awaitility.await;
 import io.stockade.api.reservation.ReservationLine;
 import io.stockade.command.admission.Admission;
 import io.stockade.command.admission.AdmissionDecision;
-import io.stockade.command.admission.AdmissionGate.Transition;
-import io.stockade.command.admission.AdmissionGate.Withdrawal;
 import io.stockade.command.admission.AdmissionId;
+import io.stockade.command.admission.ReservationTransitions.Transition;
+import io.stockade.command.admission.ReservationTransitions.Withdrawal;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -33,7 +33,7 @@ class OtherAdmissionGateTest {
 
   @Test
   void eachAdmissionOfAReusedIdInAnotherBucketIsEndedOnlyByItsOwnSteps() {
-    RedisAdmissionGate gate = TestRedis.gate(redis, LAYOUT, Duration.ofHours(24));
+    WholeGate gate = TestRedis.gate(redis, LAYOUT, Duration.ofHours(24));
     String hot = "hot-" + run;
     gate.register(hot, 30, null, BUCKETS);
     List<GateLayout.Partition> buckets = LAYOUT.buckets(counters(LAYOUT.counters(hot), "buckets"));
@@ -72,7 +72,7 @@ class OtherAdmissionGateTest {
 
   @Test
   void aStepOfAnAdmissionTheGateForgotLeavesTheIdsNewAdmissionAlone() {
-    RedisAdmissionGate gate = TestRedis.gate(redis, Duration.ofMillis(200));
+    WholeGate gate = TestRedis.gate(redis, Duration.ofMillis(200));
     String sku = "plain-" + run;
     gate.register(sku, 5, null, 1);
     String id = "R-" + run;
@@ -102,7 +102,7 @@ class OtherAdmissionGateTest {
   }
 
   private static AdmissionId admit(
-      RedisAdmissionGate gate, String id, String user, String sku, int quantity) {
+      WholeGate gate, String id, String user, String sku, int quantity) {
     AdmissionDecision decision =
         gate.reserve(
             new Admission(

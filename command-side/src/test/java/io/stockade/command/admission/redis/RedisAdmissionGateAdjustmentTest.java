@@ -6,11 +6,11 @@ import static org.awaitility.Awaitility.await;
 import io.stockade.api.reservation.ReservationLine;
 import io.stockade.command.admission.Admission;
 import io.stockade.command.admission.AdmissionDecision;
-import io.stockade.command.admission.AdmissionGate;
-import io.stockade.command.admission.AdmissionGate.Adjustment;
-import io.stockade.command.admission.AdmissionGate.AdjustmentOutcome;
-import io.stockade.command.admission.AdmissionGate.PendingAdjustment;
-import io.stockade.command.admission.AdmissionGate.Settlement;
+import io.stockade.command.admission.SkuStock;
+import io.stockade.command.admission.StockAdjustments.Adjustment;
+import io.stockade.command.admission.StockAdjustments.AdjustmentOutcome;
+import io.stockade.command.admission.StockAdjustments.PendingAdjustment;
+import io.stockade.command.admission.StockAdjustments.Settlement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -34,7 +34,7 @@ class RedisAdmissionGateAdjustmentTest {
   private static final Duration HOLD = Duration.ofMinutes(15);
 
   private final StringRedisTemplate redis = TestRedis.shared();
-  private final RedisAdmissionGate gate = TestRedis.gate(redis, Duration.ofHours(24));
+  private final WholeGate gate = TestRedis.gate(redis, Duration.ofHours(24));
   private final String run = UUID.randomUUID().toString().substring(0, 8);
 
   @Test
@@ -88,7 +88,7 @@ class RedisAdmissionGateAdjustmentTest {
         .isEqualTo(new Adjustment(AdjustmentOutcome.DUPLICATE, 12L, null));
     assertThat(gate.replenish(sku, "A-2", 4))
         .as("replenishments have ids of their own")
-        .isEqualTo(AdmissionGate.Replenishment.APPLIED);
+        .isEqualTo(SkuStock.Replenishment.APPLIED);
     assertThat(gate.adjust("nope-" + run, "A-1", -1).outcome())
         .isEqualTo(AdjustmentOutcome.UNKNOWN_SKU);
     assertThat(counters(sku)).containsEntry("available", "16");
@@ -200,7 +200,7 @@ class RedisAdmissionGateAdjustmentTest {
   @Test
   void aSkuInBucketsIsTakenAcrossThemOrNotAtAll() {
     GateLayout layout = new GateLayout(4, null);
-    RedisAdmissionGate split = TestRedis.gate(redis, layout, Duration.ofHours(24));
+    WholeGate split = TestRedis.gate(redis, layout, Duration.ofHours(24));
     String sku = sku("buckets");
     split.register(sku, 9, null, 3);
 

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.stockade.api.reservation.ReservationLine;
 import io.stockade.command.admission.Admission;
 import io.stockade.command.admission.AdmissionDecision;
-import io.stockade.command.admission.AdmissionGate.Transition;
-import io.stockade.command.admission.AdmissionGate.Withdrawal;
+import io.stockade.command.admission.ReservationTransitions.Transition;
+import io.stockade.command.admission.ReservationTransitions.Withdrawal;
 import io.stockade.localinfra.EmbeddedRedisCluster;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -49,7 +49,7 @@ class RedisAdmissionGateClusterTest {
   private static StringRedisTemplate redis;
 
   private final String run = UUID.randomUUID().toString().substring(0, 8);
-  private final RedisAdmissionGate gate = TestRedis.gate(redis, LAYOUT, Duration.ofHours(24));
+  private final WholeGate gate = TestRedis.gate(redis, LAYOUT, Duration.ofHours(24));
 
   /** The gate's moves between buckets, as this instance runs them. */
   private final BucketMoves moves = TestRedis.moves(redis, LAYOUT);
@@ -432,7 +432,7 @@ class RedisAdmissionGateClusterTest {
     GateLayout.Partition source = buckets.get(2);
     GateLayout.Partition target = buckets.get(0);
     String member = moves.moveOut(session(), hot, source, target, 5);
-    RedisAdmissionGate other = TestRedis.gate(redis, LAYOUT, Duration.ofHours(24));
+    WholeGate other = TestRedis.gate(redis, LAYOUT, Duration.ofHours(24));
 
     assertThat(other.settleTransfers(Duration.ZERO)).isEqualTo(1);
     moves.settle(session(), source, member);

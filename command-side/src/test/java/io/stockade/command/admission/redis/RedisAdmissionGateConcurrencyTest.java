@@ -32,7 +32,7 @@ class RedisAdmissionGateConcurrencyTest {
   private static final Duration HOLD = Duration.ofMinutes(15);
 
   private final StringRedisTemplate redis = TestRedis.shared();
-  private final RedisAdmissionGate gate = TestRedis.gate(redis, Duration.ofHours(24));
+  private final WholeGate gate = TestRedis.gate(redis, Duration.ofHours(24));
   private final String run = UUID.randomUUID().toString().substring(0, 8);
   private ExecutorService pool;
 

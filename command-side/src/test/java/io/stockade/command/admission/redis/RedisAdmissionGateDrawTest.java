@@ -41,7 +41,7 @@ class RedisAdmissionGateDrawTest {
 
   @Test
   void decidesABatchAsReserveDecidesEachAndAsksTypesAndTimeOncePerCall() {
-    RedisAdmissionGate gate = TestRedis.gate(redis, Duration.ofHours(1));
+    WholeGate gate = TestRedis.gate(redis, Duration.ofHours(1));
     String drawn = "drawn-" + run;
     String reserved = "reserved-" + run;
     gate.register(drawn, 12, 1, 1);

@@ -7,10 +7,10 @@ import io.stockade.api.reservation.ReservationLine;
 import io.stockade.api.sku.SaleStatus.State;
 import io.stockade.command.admission.Admission;
 import io.stockade.command.admission.AdmissionDecision;
-import io.stockade.command.admission.AdmissionGate.SaleWrite;
-import io.stockade.command.admission.AdmissionGate.SkuState;
-import io.stockade.command.admission.AdmissionGate.Transition;
 import io.stockade.command.admission.AdmissionId;
+import io.stockade.command.admission.ReservationTransitions.Transition;
+import io.stockade.command.admission.SaleControl.SaleWrite;
+import io.stockade.command.admission.SaleControl.SkuState;
 import io.stockade.command.admission.decisions.DecisionDrain;
 import java.time.Duration;
 import java.time.Instant;
@@ -35,7 +35,7 @@ class RedisAdmissionGateSaleTest {
   private static final Instant NOW = Instant.parse("2026-11-30T10:00:00Z");
 
   private final StringRedisTemplate redis = TestRedis.shared();
-  private final RedisAdmissionGate gate = TestRedis.gate(redis, Duration.ofHours(24));
+  private final WholeGate gate = TestRedis.gate(redis, Duration.ofHours(24));
   private final String run = UUID.randomUUID().toString().substring(0, 8);
 
   @Test
@@ -179,7 +179,7 @@ class RedisAdmissionGateSaleTest {
   @Test
   void everyBucketHoldsTheSaleAndTheStateSumsTheBuckets() {
     GateLayout layout = new GateLayout(4, null);
-    RedisAdmissionGate split = TestRedis.gate(redis, layout, Duration.ofHours(24));
+    WholeGate split = TestRedis.gate(redis, layout, Duration.ofHours(24));
     String sku = sku("buckets");
     split.register(sku, 9, null, 3);
     assertThat(split.pause(sku, 1, true)).isEqualTo(SaleWrite.APPLIED);

@@ -8,10 +8,11 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import io.stockade.api.reservation.ReservationLine;
 import io.stockade.command.admission.Admission;
 import io.stockade.command.admission.AdmissionDecision;
-import io.stockade.command.admission.AdmissionGate;
-import io.stockade.command.admission.AdmissionGate.Replenishment;
-import io.stockade.command.admission.AdmissionGate.Transition;
 import io.stockade.command.admission.AdmissionId;
+import io.stockade.command.admission.PendingAdmissions;
+import io.stockade.command.admission.ReservationTransitions;
+import io.stockade.command.admission.ReservationTransitions.Transition;
+import io.stockade.command.admission.SkuStock.Replenishment;
 import io.stockade.localinfra.EmbeddedRedis;
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -45,7 +46,7 @@ class RedisAdmissionGateTest {
       List.of(new ReservationLine("any", 1));
 
   private final StringRedisTemplate redis = TestRedis.shared();
-  private final RedisAdmissionGate gate = TestRedis.gate(redis, RETENTION);
+  private final WholeGate gate = TestRedis.gate(redis, RETENTION);
   private final String run = UUID.randomUUID().toString().substring(0, 8);
 
   @Test
@@ -97,14 +98,16 @@ class RedisAdmissionGateTest {
     }
     assertThat(gate.pendingFor(Duration.ofSeconds(10), 100_000))
         .as("younger than the bound by Redis's clock")
-        .doesNotContain(new AdmissionGate.Pending(early, 0), new AdmissionGate.Pending(late, 0));
+        .doesNotContain(
+            new PendingAdmissions.Pending(early, 0), new PendingAdmissions.Pending(late, 0));
     await()
         .atMost(Duration.ofSeconds(10))
         .untilAsserted(
             () ->
                 assertThat(gate.pendingFor(Duration.ofMillis(100), 100_000))
                     .contains(
-                        new AdmissionGate.Pending(early, 0), new AdmissionGate.Pending(late, 0)));
+                        new PendingAdmissions.Pending(early, 0),
+                        new PendingAdmissions.Pending(late, 0)));
   }
 
   @Test
@@ -308,19 +311,19 @@ class RedisAdmissionGateTest {
                 new AdmissionId(admitted.sequence() + 1, admitted.gateEpoch()),
                 IN_ONE_PARTITION))
         .as("another admission of the id")
-        .isEqualTo(AdmissionGate.Withdrawal.OTHER_ADMISSION);
+        .isEqualTo(ReservationTransitions.Withdrawal.OTHER_ADMISSION);
     assertThat(
             gate.withdraw(
                 "O-" + run,
                 new AdmissionId(admitted.sequence(), admitted.gateEpoch() + 1),
                 IN_ONE_PARTITION))
         .as("an admission of another epoch")
-        .isEqualTo(AdmissionGate.Withdrawal.OTHER_ADMISSION);
+        .isEqualTo(ReservationTransitions.Withdrawal.OTHER_ADMISSION);
     assertThat(gate.withdraw("O-" + run, admitted.admission(), IN_ONE_PARTITION))
-        .isEqualTo(AdmissionGate.Withdrawal.OTHERS_RECORDING);
+        .isEqualTo(ReservationTransitions.Withdrawal.OTHERS_RECORDING);
     assertThat(counters(sku)).containsEntry("available", "3");
     assertThat(gate.withdraw("O-" + run, admitted.admission(), IN_ONE_PARTITION))
-        .isEqualTo(AdmissionGate.Withdrawal.WITHDRAWN);
+        .isEqualTo(ReservationTransitions.Withdrawal.WITHDRAWN);
     // The decision log: admitted, then given back with no event to record it.
     assertThat(
             redis
@@ -344,7 +347,7 @@ class RedisAdmissionGateTest {
                 .score(TestRedis.PARTITION.pending(), TestRedis.PARTITION.intent("O-" + run)))
         .isNull();
     assertThat(gate.withdraw("O-" + run, admitted.admission(), IN_ONE_PARTITION))
-        .isEqualTo(AdmissionGate.Withdrawal.UNKNOWN);
+        .isEqualTo(ReservationTransitions.Withdrawal.UNKNOWN);
     assertThat(gate.reserve(admission))
         .as("a retry after the withdrawal is a fresh admission")
         .isInstanceOf(AdmissionDecision.Admitted.class);
@@ -362,9 +365,9 @@ class RedisAdmissionGateTest {
     gate.release("P-" + run, released.admission(), IN_ONE_PARTITION, "CANCELLED");
 
     assertThat(gate.withdraw("O-" + run, recorded.admission(), IN_ONE_PARTITION))
-        .isEqualTo(AdmissionGate.Withdrawal.NOT_WITHDRAWN);
+        .isEqualTo(ReservationTransitions.Withdrawal.NOT_WITHDRAWN);
     assertThat(gate.withdraw("P-" + run, released.admission(), IN_ONE_PARTITION))
-        .isEqualTo(AdmissionGate.Withdrawal.NOT_WITHDRAWN);
+        .isEqualTo(ReservationTransitions.Withdrawal.NOT_WITHDRAWN);
     assertThat(counters(sku)).containsEntry("available", "4").containsEntry("reserved", "1");
     assertThat(
             ((AdmissionDecision.Duplicate) gate.reserve(admission("O-" + run, "u-1", line(sku, 1))))
@@ -442,7 +445,7 @@ class RedisAdmissionGateTest {
     try (EmbeddedRedis own = EmbeddedRedis.start(ownDir())) {
       StringRedisTemplate template =
           TestRedis.template("127.0.0.1", own.port(), Duration.ofMillis(500));
-      RedisAdmissionGate ownGate = TestRedis.gate(template, RETENTION);
+      WholeGate ownGate = TestRedis.gate(template, RETENTION);
       String sku = sku("restart");
       ownGate.register(sku, 5, null, 1);
       AdmissionDecision first = ownGate.reserve(admission("O-" + run, "u-1", line(sku, 1)));
@@ -488,7 +491,7 @@ class RedisAdmissionGateTest {
               });
       acceptor.setDaemon(true);
       acceptor.start();
-      RedisAdmissionGate silentGate =
+      WholeGate silentGate =
           TestRedis.gate(
               TestRedis.template("127.0.0.1", silent.getLocalPort(), Duration.ofMillis(300)),
               RETENTION);
@@ -531,27 +534,29 @@ class RedisAdmissionGateTest {
           @Override
           public void lost(GateSession session) {}
         };
-    RedisAdmissionGate closingGate =
-        new RedisAdmissionGate(
-            endedAfterTakingIt, TestRedis.LAYOUT, TestRedis.properties(RETENTION));
+    WholeGate closingGate =
+        WholeGate.of(
+            GateOperations.wire(
+                endedAfterTakingIt, TestRedis.LAYOUT, TestRedis.properties(RETENTION)));
 
     assertThat(closingGate.reserve(admission("O-" + run, "u-1", line(sku, 1))))
         .isInstanceOf(AdmissionDecision.Unavailable.class);
     assertThat(counters(sku)).containsEntry("available", "5");
 
-    RedisAdmissionGate stillCurrent =
-        new RedisAdmissionGate(
-            new GateSessions() {
-              @Override
-              public GateSession current() {
-                return closing;
-              }
+    WholeGate stillCurrent =
+        WholeGate.of(
+            GateOperations.wire(
+                new GateSessions() {
+                  @Override
+                  public GateSession current() {
+                    return closing;
+                  }
 
-              @Override
-              public void lost(GateSession session) {}
-            },
-            TestRedis.LAYOUT,
-            TestRedis.properties(RETENTION));
+                  @Override
+                  public void lost(GateSession session) {}
+                },
+                TestRedis.LAYOUT,
+                TestRedis.properties(RETENTION)));
     assertThatThrownBy(() -> stillCurrent.reserve(admission("O2-" + run, "u-1", line(sku, 1))))
         .isInstanceOf(IllegalStateException.class);
   }

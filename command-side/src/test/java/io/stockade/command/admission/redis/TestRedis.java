@@ -108,31 +108,31 @@ public final class TestRedis {
   }
 
   /** The real gate over a template, keeping finished intents for {@code retention}. */
-  public static RedisAdmissionGate gate(StringRedisTemplate redis, Duration retention) {
+  public static WholeGate gate(StringRedisTemplate redis, Duration retention) {
     return gate(redis, LAYOUT, retention);
   }
 
   /** The real gate in a layout of its own. */
-  public static RedisAdmissionGate gate(
-      StringRedisTemplate redis, GateLayout layout, Duration retention) {
-    return new RedisAdmissionGate(
-        new AdoptingSessions(redis, layout), layout, properties(retention));
+  public static WholeGate gate(StringRedisTemplate redis, GateLayout layout, Duration retention) {
+    return WholeGate.of(
+        GateOperations.wire(new AdoptingSessions(redis, layout), layout, properties(retention)));
   }
 
   /** The real gate whose decision streams hold {@code backlog} entries before refusals drop. */
-  public static RedisAdmissionGate gate(StringRedisTemplate redis, long backlog) {
+  public static WholeGate gate(StringRedisTemplate redis, long backlog) {
     GateProperties defaults = properties(Duration.ofDays(1));
-    return new RedisAdmissionGate(
-        new AdoptingSessions(redis, LAYOUT),
-        LAYOUT,
-        new GateProperties(
-            defaults.intentRetention(),
-            defaults.reopenInterval(),
-            defaults.rebuildLease(),
-            defaults.openOnStart(),
-            defaults.partitions(),
-            defaults.placementPattern(),
-            backlog));
+    return WholeGate.of(
+        GateOperations.wire(
+            new AdoptingSessions(redis, LAYOUT),
+            LAYOUT,
+            new GateProperties(
+                defaults.intentRetention(),
+                defaults.reopenInterval(),
+                defaults.rebuildLease(),
+                defaults.openOnStart(),
+                defaults.partitions(),
+                defaults.placementPattern(),
+                backlog)));
   }
 
   /** The gate's moves between buckets, as an instance of its own runs them. */

@@ -1,7 +1,6 @@
 package io.stockade.command.admission.redis;
 
 import io.lettuce.core.ClientOptions;
-import io.stockade.command.admission.AdmissionGate;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,7 +14,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.ZSetOperations;
 
 /**
- * The real {@link RedisAdmissionGate} outside Spring, for the engine benchmark ({@code
+ * The real gate ({@link GateOperations}) outside Spring, for the engine benchmark ({@code
  * bench/engines}). The gate's constructor, its sessions and its key names are package-private in
  * command-side, so this adapter lives in the gate's package; it is the bench module's only class
  * here.
@@ -46,7 +45,7 @@ public final class StandaloneGate implements AutoCloseable {
 
   private final LettuceConnectionFactory factory;
   private final StringRedisTemplate redis;
-  private final AdmissionGate gate;
+  private final GateOperations gate;
 
   /** Connects to Redis; {@code timeout} bounds every command, as spring.data.redis.timeout does. */
   public StandaloneGate(String host, int port, Duration timeout) {
@@ -61,10 +60,10 @@ public final class StandaloneGate implements AutoCloseable {
     factory.afterPropertiesSet();
     factory.start();
     redis = new StringRedisTemplate(factory);
-    gate = new RedisAdmissionGate(new AdoptingSessions(redis), LAYOUT, PROPERTIES);
+    gate = GateOperations.wire(new AdoptingSessions(redis), LAYOUT, PROPERTIES);
   }
 
-  public AdmissionGate gate() {
+  public GateOperations gate() {
     return gate;
   }
 
