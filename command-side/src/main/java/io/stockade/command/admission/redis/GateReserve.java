@@ -12,7 +12,6 @@ import io.stockade.command.admission.GateClosedException;
 import io.stockade.command.admission.Reserving;
 import io.stockade.command.admission.TokenBucket;
 import io.stockade.command.admission.redis.GateLayout.Partition;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -43,9 +42,6 @@ public final class GateReserve implements Reserving {
   private static final int ADMITTED = 1;
 
   private static final int DUPLICATE = 2;
-
-  /** The state of an intent the pre-queue's draw refused. */
-  private static final String REFUSED = "REFUSED";
 
   private final GateScripts scripts;
   private final GateLayout layout;
@@ -169,7 +165,7 @@ public final class GateReserve implements Reserving {
         @SuppressWarnings("unchecked")
         List<Object> reply = (List<Object>) replies.get(i + 1);
         List<ReservationLine> lines = admissions.get(i).lines();
-        AdmissionDecision decision = decision(reply, lines, lines, session.epoch());
+        AdmissionDecision decision = ReserveReply.decision(reply, lines, lines, session.epoch());
         decisions.add(decision);
         if (decision instanceof AdmissionDecision.Queued) {
           break;
@@ -208,7 +204,7 @@ public final class GateReserve implements Reserving {
       Partition only = layout.partition(0);
       List<Object> reply =
           reservePart(session, admission, only, admission.lines(), buckets, 0, flags);
-      return decision(reply, admission.lines(), admission.lines(), session.epoch());
+      return ReserveReply.decision(reply, admission.lines(), admission.lines(), session.epoch());
     }
     Map<Partition, List<ReservationLine>> parts = new TreeMap<>(BucketPlacements.BY_INDEX);
     for (ReservationLine line : admission.lines()) {
@@ -222,7 +218,7 @@ public final class GateReserve implements Reserving {
       Map.Entry<Partition, List<ReservationLine>> only = parts.entrySet().iterator().next();
       List<Object> reply =
           reservePart(session, admission, only.getKey(), only.getValue(), buckets, 0, flags);
-      return decision(reply, admission.lines(), only.getValue(), session.epoch());
+      return ReserveReply.decision(reply, admission.lines(), only.getValue(), session.epoch());
     }
     return reserveParts(session, admission, parts, buckets, flags);
   }
@@ -259,14 +255,14 @@ public final class GateReserve implements Reserving {
       int code = code(reply);
       if (code != ADMITTED && code != DUPLICATE) {
         leave(admission.reservationId(), new AdmissionId(sequence, session.epoch()), joined);
-        return decision(reply, admission.lines(), part.getValue(), session.epoch());
+        return ReserveReply.decision(reply, admission.lines(), part.getValue(), session.epoch());
       }
       if (first == null) {
         first = reply;
         sequence = number(reply, 1);
         if (code == DUPLICATE && !"RESERVED".equals(String.valueOf(reply.get(4)))) {
           // Ended: every part was admitted and recorded, and ended with the record.
-          return decision(reply, admission.lines(), part.getValue(), session.epoch());
+          return ReserveReply.decision(reply, admission.lines(), part.getValue(), session.epoch());
         }
       }
       if (code == ADMITTED || number(reply, 5) == 1) {
@@ -284,7 +280,7 @@ public final class GateReserve implements Reserving {
         instant(first, 3),
         "RESERVED",
         recording,
-        admittedIn(first, session.epoch()));
+        ReserveReply.admittedIn(first, session.epoch()));
   }
 
   private List<Object> reservePart(
@@ -355,82 +351,5 @@ public final class GateReserve implements Reserving {
             e);
       }
     }
-  }
-
-  /**
-   * The decision a reply of reserve.lua stands for. A refusal names a line of {@code part} (the
-   * lines the script was given); the decision names it by its index in {@code lines}, the whole
-   * reservation's.
-   */
-  private static AdmissionDecision decision(
-      List<Object> reply, List<ReservationLine> lines, List<ReservationLine> part, long epoch) {
-    int code = code(reply);
-    boolean refused = code >= 4 && code <= 6 || code >= 8 && code <= 10 || code == 12;
-    String skuId = refused ? part.get(number(reply, 1).intValue()).skuId() : null;
-    int index = refused ? indexOf(lines, skuId) : -1;
-    switch (code) {
-      case 1:
-        return new AdmissionDecision.Admitted(
-            number(reply, 1), instant(reply, 2), instant(reply, 3), epoch);
-      case 2:
-        if (REFUSED.equals(String.valueOf(reply.get(4))) && reply.size() > 7) {
-          // Refused by the draw: answered as the refusal it was.
-          List<Object> refusal = new ArrayList<>();
-          for (String number : String.valueOf(reply.get(7)).split(" ")) {
-            refusal.add(Long.valueOf(number));
-          }
-          return decision(refusal, lines, part, epoch);
-        }
-        return new AdmissionDecision.Duplicate(
-            number(reply, 1),
-            instant(reply, 2),
-            instant(reply, 3),
-            String.valueOf(reply.get(4)),
-            number(reply, 5) == 1,
-            admittedIn(reply, epoch));
-      case 3:
-        return new AdmissionDecision.Reused();
-      case 4:
-        return new AdmissionDecision.Insufficient(skuId, index);
-      case 5:
-        return new AdmissionDecision.LimitExceeded(
-            skuId, index, number(reply, 2), number(reply, 3));
-      case 6:
-        return new AdmissionDecision.UnknownSku(skuId, index);
-      case 7:
-        return new AdmissionDecision.RateLimited(
-            number(reply, 1).intValue() - 1, Duration.ofMillis(number(reply, 2)));
-      case 8:
-        return new AdmissionDecision.SaleNotOpen(
-            skuId, index, instant(reply, 2), instant(reply, 4));
-      case 9:
-        return new AdmissionDecision.SaleClosed(skuId, index, instant(reply, 2));
-      case 10:
-        return new AdmissionDecision.SalePaused(skuId, index);
-      case 11:
-        return new AdmissionDecision.Queued(instant(reply, 1), instant(reply, 2), null);
-      case 12:
-        return new AdmissionDecision.DrawInProgress(skuId, index, instant(reply, 2));
-      default:
-        throw new IllegalStateException("Unknown reply of reserve.lua " + reply);
-    }
-  }
-
-  /**
-   * The epoch of the admission a DUPLICATE reply names: the intent's, or {@code epoch} (the
-   * session's) for an intent written before intents kept it.
-   */
-  private static long admittedIn(List<Object> duplicate, long epoch) {
-    long recorded = duplicate.size() > 6 ? number(duplicate, 6) : AdmissionId.UNKNOWN_EPOCH;
-    return recorded == AdmissionId.UNKNOWN_EPOCH ? epoch : recorded;
-  }
-
-  private static int indexOf(List<ReservationLine> lines, String skuId) {
-    for (int index = 0; index < lines.size(); index++) {
-      if (lines.get(index).skuId().equals(skuId)) {
-        return index;
-      }
-    }
-    return -1;
   }
 }
