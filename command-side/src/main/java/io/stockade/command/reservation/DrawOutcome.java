@@ -1,7 +1,6 @@
 package io.stockade.command.reservation;
 
 import io.stockade.api.draw.ReservationDrawn;
-import io.stockade.api.reservation.ReserveStockCommand;
 import io.stockade.command.admission.Admission;
 import io.stockade.command.admission.AdmissionDecision;
 import io.stockade.command.admission.AdmissionId;
@@ -150,15 +149,7 @@ record DrawOutcome(
 
     private CompletableFuture<Boolean> store(
         AdmissionId id, Instant admittedAt, Instant expiresAt) {
-      return storing.submit(
-          new ReserveStockCommand(
-              admission.reservationId(),
-              admission.userId(),
-              admission.lines(),
-              admittedAt,
-              expiresAt,
-              id.sequence(),
-              id.gateEpoch()));
+      return storing.submit(StoringReservations.command(admission, id, admittedAt, expiresAt));
     }
   }
 

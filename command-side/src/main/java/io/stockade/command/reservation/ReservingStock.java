@@ -201,14 +201,8 @@ class ReservingStock {
   private boolean record(
       Admission admission, long sequence, Instant admittedAt, Instant expiresAt, long gateEpoch) {
     ReserveStockCommand command =
-        new ReserveStockCommand(
-            admission.reservationId(),
-            admission.userId(),
-            admission.lines(),
-            admittedAt,
-            expiresAt,
-            sequence,
-            gateEpoch);
+        StoringReservations.command(
+            admission, new AdmissionId(sequence, gateEpoch), admittedAt, expiresAt);
     try {
       return storing.store(command);
     } catch (GateEpochChangedException rebuilt) {

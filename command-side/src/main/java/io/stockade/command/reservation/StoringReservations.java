@@ -1,10 +1,13 @@
 package io.stockade.command.reservation;
 
 import io.stockade.api.reservation.ReserveStockCommand;
+import io.stockade.command.admission.Admission;
 import io.stockade.command.admission.AdmissionFence;
+import io.stockade.command.admission.AdmissionId;
 import io.stockade.command.admission.GateEpochChangedException;
 import jakarta.annotation.PreDestroy;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -106,6 +109,19 @@ class StoringReservations {
    */
   boolean store(ReserveStockCommand command) {
     return await(submit(command));
+  }
+
+  /** The command that stores {@code admission} as the gate admitted it ({@code id}). */
+  static ReserveStockCommand command(
+      Admission admission, AdmissionId id, Instant admittedAt, Instant expiresAt) {
+    return new ReserveStockCommand(
+        admission.reservationId(),
+        admission.userId(),
+        admission.lines(),
+        admittedAt,
+        expiresAt,
+        id.sequence(),
+        id.gateEpoch());
   }
 
   /**
