@@ -19,7 +19,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntConsumer;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -40,6 +44,14 @@ class RestoreFromBackupIntegrationTest {
   private static final String RESTORED = "stockade_test_restored";
   private static final Duration PATIENCE = Duration.ofSeconds(90);
 
+  /** The sale at the backup: 3,000 reservations of 5,000 units, 1,000 sold, 500 released. */
+  private static final int STOCK = 5_000;
+
+  private static final int RESERVED = 3_000;
+  private static final int SOLD = 1_000;
+  private static final int RELEASED = 500;
+  private static final int HELD = RESERVED - SOLD - RELEASED;
+
   @Test
   void aRestoredDatabaseServesWithItsGateRebuiltAndReconciles() throws Exception {
     assumeThat(onPath("mariadb-dump") && onPath("mariadb")).as("mariadb-dump and mariadb").isTrue();
@@ -53,16 +65,12 @@ class RestoreFromBackupIntegrationTest {
       CommandClient admin = live.commands(RetryPolicy.DEFAULT, "admin");
       CommandClient client = live.commands(RetryPolicy.DEFAULT, "client");
       QueryClient reader = live.queries("reader");
-      admin.registerSku(sku, SkuRegistration.of(100).withPerUserLimit(5));
-      for (int i = 1; i <= 10; i++) {
-        client.reserve(order("R-" + i, i));
-      }
-      for (int i = 1; i <= 4; i++) {
-        client.confirm(id("R-" + i));
-      }
-      client.release(id("R-5"), "CANCELLED");
-      // 4 sold, 5 held, 91 available.
-      awaitStock(reader, sku, 91, 5, 4);
+      admin.registerSku(sku, SkuRegistration.of(STOCK).withPerUserLimit(5));
+      // A sale at scale: every reservation of thousands, then confirms and releases of some.
+      inParallel(RESERVED, i -> client.reserve(order("R-" + i, user(i))));
+      inParallel(SOLD, i -> client.confirm(id("R-" + i)));
+      inParallel(RELEASED, i -> client.release(id("R-" + (SOLD + i)), "CANCELLED"));
+      awaitStock(reader, sku, STOCK - HELD - SOLD, HELD, SOLD);
 
       run(
           "mariadb-dump",
@@ -73,7 +81,7 @@ class RestoreFromBackupIntegrationTest {
           LIVE);
 
       // After the backup: lost with the live database.
-      client.reserve(order("R-after", 11));
+      client.reserve(order("R-after", user(RESERVED + 1)));
       client.confirm(id("R-after"));
     }
 
@@ -90,9 +98,10 @@ class RestoreFromBackupIntegrationTest {
       QueryClient reader = restored.queries("reader");
       // Ready means the gate is open: rebuilt from the restored events on the new Redis.
       assertThat(reader.gate().state()).isEqualTo("OPEN");
-      awaitStock(reader, sku, 91, 5, 4);
+      awaitStock(reader, sku, STOCK - HELD - SOLD, HELD, SOLD);
       assertThat(reader.reservation(id("R-1")).status()).isEqualTo("CONFIRMED");
-      assertThat(reader.reservation(id("R-6")).status()).isEqualTo("RESERVED");
+      assertThat(reader.reservation(id("R-" + (SOLD + 1))).status()).isEqualTo("RELEASED");
+      assertThat(reader.reservation(id("R-" + RESERVED)).status()).isEqualTo("RESERVED");
       await()
           .atMost(PATIENCE)
           .pollInterval(Duration.ofMillis(500))
@@ -100,9 +109,9 @@ class RestoreFromBackupIntegrationTest {
               () -> reader.reconciliation(sku, true).skus().get(0).status(), "CONSISTENT"::equals);
 
       // The sale goes on: the held reservations are the gate's, and a new one is admitted.
-      client.confirm(id("R-6"));
-      assertThat(client.reserve(order("R-new", 12)).status()).isEqualTo("RESERVED");
-      awaitStock(reader, sku, 90, 5, 5);
+      client.confirm(id("R-" + RESERVED));
+      assertThat(client.reserve(order("R-new", user(RESERVED + 2))).status()).isEqualTo("RESERVED");
+      awaitStock(reader, sku, STOCK - HELD - SOLD - 1, HELD, SOLD + 1);
       await()
           .atMost(PATIENCE)
           .pollInterval(Duration.ofMillis(500))
@@ -116,6 +125,28 @@ class RestoreFromBackupIntegrationTest {
   private static ReservationRequest order(String name, int user) {
     return ReservationRequest.of(
         id(name), "u-" + user + "-" + RUN, new ReservationLine("restore-" + RUN, 1));
+  }
+
+  /** Reservation {@code i}'s user: three reservations each, under the limit of five. */
+  private static int user(int i) {
+    return (i + 2) / 3;
+  }
+
+  /** Runs {@code call} for 1 to {@code count} on a few threads, as concurrent buyers would. */
+  private static void inParallel(int count, IntConsumer call) throws Exception {
+    ExecutorService threads = Executors.newFixedThreadPool(8);
+    try {
+      List<Future<?>> calls = new ArrayList<>();
+      for (int i = 1; i <= count; i++) {
+        int n = i;
+        calls.add(threads.submit(() -> call.accept(n)));
+      }
+      for (Future<?> done : calls) {
+        done.get(PATIENCE.toSeconds(), TimeUnit.SECONDS);
+      }
+    } finally {
+      threads.shutdownNow();
+    }
   }
 
   private static String id(String name) {
