@@ -5,6 +5,7 @@ import io.stockade.api.StreamFold;
 import io.stockade.api.reservation.ReservationLine;
 import io.stockade.command.admission.DrawRefusals;
 import io.stockade.command.admission.decisions.DecisionDrain;
+import io.stockade.command.admission.decisions.DecisionLogRestores;
 import io.stockade.command.admission.redis.GateLayout;
 import io.stockade.command.admission.redis.GateLayout.Partition;
 import io.stockade.command.admission.redis.GateProperties;
@@ -57,6 +58,7 @@ public class GateRebuild {
   private final Duration retention;
   private final Clock clock;
   private final ObjectProvider<DecisionDrain> decisions;
+  private final ObjectProvider<DecisionLogRestores> restores;
   private final ObjectProvider<DrawRefusals> drawRefusals;
   private final StringRedisTemplate serviceRedis;
 
@@ -67,6 +69,7 @@ public class GateRebuild {
       GateProperties properties,
       Clock clock,
       ObjectProvider<DecisionDrain> decisions,
+      ObjectProvider<DecisionLogRestores> restores,
       StringRedisTemplate serviceRedis,
       ObjectProvider<DrawRefusals> drawRefusals) {
     this.drawRefusals = drawRefusals;
@@ -76,6 +79,7 @@ public class GateRebuild {
     this.retention = properties.intentRetention();
     this.clock = clock;
     this.decisions = decisions;
+    this.restores = restores;
     this.serviceRedis = serviceRedis;
   }
 
@@ -204,14 +208,14 @@ public class GateRebuild {
     // this instance stops before it has restored them, another one takes the restore up. Owed for
     // every partition: a stream that survived may have come back older (a snapshot, a lagging
     // replica), without its newest entries, and nothing says which.
-    DecisionDrain drain = decisions.getIfAvailable();
+    DecisionLogRestores decisionLog = restores.getIfAvailable();
     Runnable afterOpen = () -> {};
-    if (drain != null) {
+    if (decisionLog != null) {
       Set<String> every = new HashSet<>();
       layout.partitions().forEach(partition -> every.add(partition.tag()));
-      DecisionDrain.Restore restore = drain.restoreOwed(epoch, every, RESTORE_DUE);
-      List<DecisionDrain.Admitted> owed = admitted(image, placements, every);
-      afterOpen = () -> restoreUntilDone(drain, restore, owed, Thread::sleep);
+      DecisionLogRestores.Restore restore = decisionLog.restoreOwed(epoch, every, RESTORE_DUE);
+      List<DecisionLogRestores.Admitted> owed = admitted(image, placements, every);
+      afterOpen = () -> restoreUntilDone(decisionLog, restore, owed, Thread::sleep);
     }
     for (RestoreWriter writer : writers) {
       writer.open(runId, layout);
@@ -346,12 +350,12 @@ public class GateRebuild {
       fixedDelayString = "${stockade.decisions.restore-check-interval:1m}",
       initialDelayString = "${stockade.decisions.restore-check-interval:1m}")
   public void takeUpOwedRestores() {
-    DecisionDrain drain = decisions.getIfAvailable();
-    if (drain == null) {
+    DecisionLogRestores decisionLog = restores.getIfAvailable();
+    if (decisionLog == null) {
       return;
     }
     try {
-      List<DecisionDrain.Restore> owed = drain.takeOverdueRestores(RESTORE_DUE);
+      List<DecisionLogRestores.Restore> owed = decisionLog.takeOverdueRestores(RESTORE_DUE);
       if (owed.isEmpty()) {
         return;
       }
@@ -359,11 +363,11 @@ public class GateRebuild {
       GateImage image = fold(clock.instant(), head, "Owed restore of the decision log", i -> {});
       Function<String, List<Partition>> placements =
           placements(image, GateServers.servers(serviceRedis));
-      for (DecisionDrain.Restore restore : owed) {
+      for (DecisionLogRestores.Restore restore : owed) {
         log.warn(
             "Restore of the decision log owed by the rebuild of gate epoch {} taken up",
             restore.epoch());
-        restore(drain, restore, admitted(image, placements, restore.since().keySet()));
+        restore(decisionLog, restore, admitted(image, placements, restore.since().keySet()));
       }
     } catch (DataAccessException e) {
       log.warn("Owed restores of the decision log not taken up now; the next check goes on", e);
@@ -374,16 +378,16 @@ public class GateRebuild {
    * The admitted decisions of the partitions {@code tags} as the image's intents tell them: from
    * their StockReserved, for each line in the bucket of its user.
    */
-  private List<DecisionDrain.Admitted> admitted(
+  private List<DecisionLogRestores.Admitted> admitted(
       GateImage image, Function<String, List<Partition>> placements, Set<String> tags) {
-    List<DecisionDrain.Admitted> admitted = new ArrayList<>();
+    List<DecisionLogRestores.Admitted> admitted = new ArrayList<>();
     for (GateImage.Intent intent : image.intents.values()) {
       for (ReservationLine line : intent.lines) {
         List<Partition> placement = placements.apply(line.skuId());
         Partition partition = placement.get(GateLayout.bucketOf(intent.userId, placement.size()));
         if (tags.contains(partition.tag())) {
           admitted.add(
-              new DecisionDrain.Admitted(
+              new DecisionLogRestores.Admitted(
                   partition,
                   intent.reservationId,
                   intent.userId,
@@ -421,14 +425,14 @@ public class GateRebuild {
    * @return whether it was done
    */
   public static boolean restoreUntilDone(
-      DecisionDrain drain,
-      DecisionDrain.Restore restore,
-      List<DecisionDrain.Admitted> admitted,
+      DecisionLogRestores decisionLog,
+      DecisionLogRestores.Restore restore,
+      List<DecisionLogRestores.Admitted> admitted,
       Pause pause) {
     long tries = RESTORE_DUE.dividedBy(2).toMillis();
     long waited = 0;
     long next = RESTORE_RETRY.toMillis();
-    while (!restore(drain, restore, admitted)) {
+    while (!restore(decisionLog, restore, admitted)) {
       if (waited + next > tries) {
         return false;
       }
@@ -451,11 +455,13 @@ public class GateRebuild {
    * @return whether it was done; a failure leaves it owed
    */
   private static boolean restore(
-      DecisionDrain drain, DecisionDrain.Restore restore, List<DecisionDrain.Admitted> admitted) {
+      DecisionLogRestores decisionLog,
+      DecisionLogRestores.Restore restore,
+      List<DecisionLogRestores.Admitted> admitted) {
     try {
       long started = System.nanoTime();
-      int restored = drain.restoreAdmitted(restore, admitted);
-      drain.restored(restore);
+      int restored = decisionLog.restoreAdmitted(restore, admitted);
+      decisionLog.restored(restore);
       log.warn(
           "Gate rebuild of epoch {}: {} admitted decisions Redis lost restored to the decision"
               + " log from their events, in {} ms",

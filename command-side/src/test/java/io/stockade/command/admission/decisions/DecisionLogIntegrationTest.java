@@ -497,13 +497,13 @@ class DecisionLogIntegrationTest {
     jdbc.update("delete from gate_decision where reservation_id = ?", id);
     GateLayout layout = instances.get(0).getBean(GateLayout.class);
     long epoch = ((Number) logged.get("epoch")).longValue();
-    DecisionDrain drain = instances.get(0).getBean(DecisionDrain.class);
-    DecisionDrain.Restore restore =
-        drain.restoreOwed(
+    DecisionLogRestores decisionLog = instances.get(0).getBean(DecisionLogRestores.class);
+    DecisionLogRestores.Restore restore =
+        decisionLog.restoreOwed(
             epoch + 1, java.util.Set.of(layout.partition(0).tag()), GateRebuild.RESTORE_DUE);
-    List<DecisionDrain.Admitted> admitted =
+    List<DecisionLogRestores.Admitted> admitted =
         List.of(
-            new DecisionDrain.Admitted(
+            new DecisionLogRestores.Admitted(
                 layout.partition(0),
                 id,
                 "u-1",
@@ -517,7 +517,7 @@ class DecisionLogIntegrationTest {
     redis.opsForValue().set(PARTITION_STREAM, "not a stream");
     List<Long> pauses = new ArrayList<>();
     try {
-      assertThat(GateRebuild.restoreUntilDone(drain, restore, admitted, pauses::add))
+      assertThat(GateRebuild.restoreUntilDone(decisionLog, restore, admitted, pauses::add))
           .as("a restore that keeps failing")
           .isFalse();
       assertThat(pauses).as("pauses that double").startsWith(1_000L, 2_000L, 4_000L);
@@ -530,7 +530,7 @@ class DecisionLogIntegrationTest {
       // Readable again after the first pause, as a connection that came back.
       assertThat(
               GateRebuild.restoreUntilDone(
-                  drain,
+                  decisionLog,
                   restore,
                   admitted,
                   millis -> {
