@@ -1,9 +1,7 @@
 package io.stockade.command.admission.decisions;
 
 import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.stockade.api.reservation.ReservationLine;
 import io.stockade.command.admission.redis.GateLayout;
 import io.stockade.command.admission.redis.GateLayout.Partition;
 import io.stockade.command.admission.redis.GateProperties;
@@ -11,18 +9,9 @@ import io.stockade.command.admission.redis.GateScripts;
 import io.stockade.platform.jdbc.DirectParameters;
 import io.stockade.platform.jdbc.MultiRowInsert;
 import java.time.Clock;
-import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
-import java.util.Comparator;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.TreeMap;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -51,7 +40,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  * again, which the rows' primary key makes harmless.
  *
  * <p>What a Redis that loses its data can take: the entries not yet moved, normally those of the
- * last {@code stockade.decisions.drain-interval} and of the drain under way.
+ * last {@code stockade.decisions.drain-interval} and of the drain under way ({@link
+ * DecisionLogRestores} gives the log back the admitted ones after a rebuild).
  */
 @Component
 @ConditionalOnProperty(
@@ -74,10 +64,6 @@ public class DecisionDrain {
   private final GateLayout layout;
   private final JdbcTemplate jdbc;
   private final TransactionTemplate transactions;
-
-  /** A restore's transactions: one partition's may write many rows, so no 30 s bound. */
-  private final TransactionTemplate restoring;
-
   private final DecisionLogProperties properties;
   private final long backlog;
   private final Clock clock;
@@ -96,7 +82,6 @@ public class DecisionDrain {
     this.jdbc = jdbc;
     this.transactions = new TransactionTemplate(transactions);
     this.transactions.setTimeout(30);
-    this.restoring = new TransactionTemplate(transactions);
     this.properties = properties;
     this.backlog = gate.decisionBacklog();
     this.clock = clock;
@@ -110,48 +95,10 @@ public class DecisionDrain {
                 "Refusals not logged one by one because a decision stream held its whole backlog,"
                     + " as moved to the database by this instance (each gap entry's count)")
             .register(meters);
-    Gauge.builder("stockade.decisions.backlog", this, DecisionDrain::backlog)
-        .description("Gate decisions waiting in Redis to be moved to the database, all partitions")
-        .register(meters);
-    Gauge.builder("stockade.decisions.dropping", this, DecisionDrain::dropping)
-        .description(
-            "Refusals dropped in the gaps still open in Redis (decision streams that held their"
-                + " whole backlog), all partitions")
-        .register(meters);
   }
 
   private final Counter moved;
   private final Counter dropped;
-
-  /** Entries waiting in every partition's stream; NaN while Redis does not answer. */
-  double backlog() {
-    try {
-      long waiting = 0;
-      for (Partition partition : layout.partitions()) {
-        Long length = redis.opsForStream().size(partition.decisions());
-        waiting += length == null ? 0 : length;
-      }
-      return waiting;
-    } catch (DataAccessException e) {
-      return Double.NaN;
-    }
-  }
-
-  /**
-   * Refusals counted in the gaps still open, every partition's; NaN while Redis does not answer.
-   */
-  double dropping() {
-    try {
-      long count = 0;
-      for (Partition partition : layout.partitions()) {
-        Object open = redis.opsForHash().get(partition.dropped(), "count");
-        count += open == null ? 0 : Long.parseLong(String.valueOf(open));
-      }
-      return count;
-    } catch (DataAccessException e) {
-      return Double.NaN;
-    }
-  }
 
   @Scheduled(fixedDelayString = "${stockade.decisions.drain-interval:200ms}")
   void drainAll() {
@@ -237,7 +184,7 @@ public class DecisionDrain {
     for (MapRecord<String, Object, Object> entry : entries) {
       rows(partition, entry, rows);
     }
-    insert(rows);
+    insert(jdbc, rows);
     long highest = 0;
     long gaps = 0;
     for (Object[] row : rows) {
@@ -333,237 +280,8 @@ public class DecisionDrain {
 
   private static final int RETENTION_BATCH = 10_000;
 
-  /**
-   * An admitted decision as its StockReserved tells it, for one line; {@code epoch} the gate epoch
-   * it was admitted in.
-   */
-  public record Admitted(
-      Partition partition,
-      String reservationId,
-      String userId,
-      ReservationLine line,
-      long sequence,
-      long epoch,
-      Instant admittedAt) {}
-
-  /** A restore of the log a rebuild of gate epoch {@code epoch} owes, by partition tag. */
-  public record Restore(long epoch, Map<String, Long> since) {}
-
-  /**
-   * Records that the rebuild of gate epoch {@code epoch} owes the log the admitted decisions of the
-   * partitions {@code tags} that Redis may have lost, due {@code within} from now. Called before
-   * the gate opens, so that the restore is done even if this instance stops first.
-   *
-   * <p>Every partition of a rebuilt gate is owed one: a Redis that came back from a snapshot or a
-   * lagging replica keeps its decision streams without their newest entries, and nothing in Redis
-   * tells which entries it never had.
-   *
-   * <p>Each partition's is owed since its last moved entry, less a minute for the clocks'
-   * differences (an admission's time is its instance's clock, an entry's its Redis's); since 0 for
-   * a partition never drained. That entry is read now: once the gate is open the drain moves the
-   * new stream's entries and the partition's last entry is no longer the lost stream's. A restore
-   * this or an earlier epoch still owes for the same partitions is taken over, its earlier times
-   * kept, so that two restores do not write the same decisions twice.
-   *
-   * @return the restore owed
-   */
-  public Restore restoreOwed(long epoch, Set<String> tags, Duration within) {
-    return transactions.execute(
-        status -> {
-          Map<String, Long> since = new HashMap<>();
-          tags.forEach(tag -> since.put(tag, 0L));
-          jdbc.query(
-              "select partition_tag, last_entry from gate_decision_drain",
-              row -> {
-                String last = row.getString(2);
-                if (since.containsKey(row.getString(1)) && last != null) {
-                  since.put(
-                      row.getString(1),
-                      Long.parseLong(last.substring(0, last.indexOf('-'))) - CLOCKS);
-                }
-              });
-          jdbc.query(
-              "select partition_tag, since_ms from gate_decision_restore where epoch <= ?"
-                  + " for update",
-              row -> {
-                if (since.containsKey(row.getString(1))) {
-                  since.merge(row.getString(1), row.getLong(2), Math::min);
-                }
-              },
-              epoch);
-          since.forEach(
-              (tag, from) -> {
-                jdbc.update(
-                    "delete from gate_decision_restore where epoch <= ? and partition_tag = ?",
-                    epoch,
-                    tag);
-                jdbc.update(
-                    "insert into gate_decision_restore (epoch, partition_tag, since_ms, due_at)"
-                        + " values (?, ?, ?, utc_timestamp(6) + interval ? microsecond)",
-                    epoch,
-                    tag,
-                    from,
-                    within.toNanos() / 1000);
-              });
-          return new Restore(epoch, since);
-        });
-  }
-
-  /**
-   * Takes up the owed restores that are overdue, moving each one's due time {@code within} on (an
-   * instance that takes one up and stops leaves it overdue again): none if another instance took
-   * them first.
-   */
-  public List<Restore> takeOverdueRestores(Duration within) {
-    Map<Long, Map<String, Long>> overdue = new TreeMap<>();
-    jdbc.query(
-        "select epoch, partition_tag, since_ms from gate_decision_restore"
-            + " where due_at < utc_timestamp(6)",
-        row -> {
-          overdue
-              .computeIfAbsent(row.getLong(1), epoch -> new HashMap<>())
-              .put(row.getString(2), row.getLong(3));
-        });
-    List<Restore> taken = new ArrayList<>();
-    overdue.forEach(
-        (epoch, since) -> {
-          int moved =
-              jdbc.update(
-                  "update gate_decision_restore set due_at = utc_timestamp(6) + interval ?"
-                      + " microsecond where epoch = ? and due_at < utc_timestamp(6)",
-                  within.toNanos() / 1000,
-                  epoch);
-          if (moved > 0) {
-            taken.add(new Restore(epoch, since));
-          }
-        });
-    return taken;
-  }
-
-  /** The restore is done: its rows go. */
-  public void restored(Restore restore) {
-    jdbc.update("delete from gate_decision_restore where epoch = ?", restore.epoch());
-  }
-
-  /**
-   * Writes the admitted decisions the log lacks among {@code admitted}: of the partitions {@code
-   * restore} names, admitted since the time it gives them and before its epoch (what the gate
-   * admits once rebuilt reaches the log through the streams), neither in the log nor still in the
-   * partition's stream (the drain moves those). Their {@code available_after} is unknown (NULL),
-   * they sort by their admission's time, and their epoch is the rebuild's negated. One transaction
-   * per partition, holding the partition's drain lock: a drain that read entries before Redis lost
-   * them and commits late commits before this looks, and none moves the stream while it does.
-   * Writing the same restore twice writes each decision once.
-   *
-   * @return how many rows it wrote
-   */
-  public int restoreAdmitted(Restore restore, List<Admitted> admitted) {
-    long epoch = restore.epoch();
-    Map<String, Long> since = restore.since();
-    Map<Partition, List<Admitted>> candidates = new TreeMap<>(BY_INDEX);
-    for (Admitted a : admitted) {
-      Long from = since.get(a.partition().tag());
-      if (from != null && a.admittedAt().toEpochMilli() >= from && a.epoch() < epoch) {
-        candidates.computeIfAbsent(a.partition(), partition -> new ArrayList<>()).add(a);
-      }
-    }
-    int written = 0;
-    for (Map.Entry<Partition, List<Admitted>> partition : candidates.entrySet()) {
-      Integer rows =
-          restoring.execute(
-              status -> restorePartition(epoch, partition.getKey(), partition.getValue()));
-      written += rows == null ? 0 : rows;
-    }
-    return written;
-  }
-
-  private static final Comparator<Partition> BY_INDEX = Comparator.comparingInt(Partition::index);
-
-  private int restorePartition(long epoch, Partition partition, List<Admitted> admitted) {
-    jdbc.update(
-        "insert ignore into gate_decision_drain (partition_tag, drained, changed_at)"
-            + " values (?, 0, utc_timestamp(6))",
-        partition.tag());
-    jdbc.queryForList(
-        "select partition_tag from gate_decision_drain where partition_tag = ? for update",
-        String.class,
-        partition.tag());
-    // Read after the lock: a drain deletes entries from the stream only once their rows committed,
-    // so each decision is in the stream now or in the log below.
-    Set<String> logged = admittedInStream(partition, epoch);
-    // In time order: a chunk of them then spans a short time, which bounds what its look-up reads.
-    List<Admitted> candidates =
-        admitted.stream()
-            .sorted(
-                Comparator.comparing(Admitted::admittedAt).thenComparingLong(Admitted::sequence))
-            .toList();
-    // Which of them the log has, looked up by user (its index) a chunk at a time, within the
-    // chunk's times give or take the clocks' differences: a user's other decisions are not read.
-    for (int start = 0; start < candidates.size(); start += RESTORE_CHUNK) {
-      List<Admitted> chunk =
-          candidates.subList(start, Math.min(candidates.size(), start + RESTORE_CHUNK));
-      List<Object> args = new ArrayList<>();
-      chunk.stream().map(Admitted::userId).distinct().forEach(args::add);
-      String users = String.join(", ", Collections.nCopies(args.size(), "?"));
-      args.add(chunk.get(0).admittedAt().toEpochMilli() - CLOCKS);
-      args.add(chunk.get(chunk.size() - 1).admittedAt().toEpochMilli() + CLOCKS);
-      jdbc.query(
-          "select reservation_id, sku_id from gate_decision where user_id in ("
-              + users
-              + ") and decided_at between ? and ? and outcome = 'ADMITTED'",
-          row -> {
-            logged.add(row.getString(1) + " " + row.getString(2));
-          },
-          args.toArray());
-    }
-    // In an order of their own (epoch: the rebuild's, negated), written at once in time order:
-    // rows are only ever added after the newest of their SKU, bucket and epoch (the query side
-    // counts pages from marks along each such order).
-    List<Object[]> rows = new ArrayList<>();
-    for (Admitted a : candidates) {
-      if (!logged.add(a.reservationId() + " " + a.line().skuId())) {
-        continue;
-      }
-      rows.add(
-          new Object[] {
-            a.line().skuId(),
-            a.admittedAt().toEpochMilli(),
-            a.sequence(),
-            a.partition().index(),
-            -epoch,
-            a.sequence(),
-            a.reservationId(),
-            a.userId(),
-            a.line().quantity(),
-            "ADMITTED",
-            null
-          });
-    }
-    insert(rows);
-    return rows.size();
-  }
-
-  /**
-   * The admitted decisions of epochs before {@code epoch} still in the partition's stream, as
-   * {@code "<reservationId> <skuId>"}: the drain moves them.
-   */
-  private Set<String> admittedInStream(Partition partition, long epoch) {
-    Set<String> waiting = new HashSet<>();
-    forEachEntry(
-        redis,
-        partition,
-        fields -> {
-          if ("A".equals(fields[2]) && Long.parseLong(fields[1]) < epoch) {
-            for (int line = 5; line + 2 < fields.length; line += 3) {
-              waiting.add(fields[4] + " " + fields[line]);
-            }
-          }
-        });
-    return waiting;
-  }
-
   /** Every entry of the partition's stream, oldest first, split into its fields. */
-  private static void forEachEntry(
+  static void forEachEntry(
       StringRedisTemplate redis, Partition partition, Consumer<String[]> action) {
     Range<String> range = Range.unbounded();
     while (true) {
@@ -593,11 +311,11 @@ public class DecisionDrain {
    * as long (5,000 rows: 170 to 330 ms against 40 to 100 ms, MariaDB Connector/J 3.5 on this
    * machine's MariaDB), and a rebuild's restore of 200,000 decisions by one batch about 40 s.
    */
-  private void insert(List<Object[]> rows) {
+  static void insert(JdbcTemplate jdbc, List<Object[]> rows) {
     insert(jdbc, rows, ROWS_PER_INSERT);
   }
 
-  /** {@link #insert(List)}, {@code rowsPerInsert} rows to a statement. */
+  /** {@link #insert(JdbcTemplate, List)}, {@code rowsPerInsert} rows to a statement. */
   static void insert(JdbcTemplate jdbc, List<Object[]> rows, int rowsPerInsert) {
     for (int start = 0; start < rows.size(); start += rowsPerInsert) {
       List<Object[]> chunk = rows.subList(start, Math.min(rows.size(), start + rowsPerInsert));
@@ -610,13 +328,8 @@ public class DecisionDrain {
     }
   }
 
-  private static final int RESTORE_CHUNK = 500;
-
   /** Rows per insert: 11,000 parameters, within the protocol's limit of 65,535. */
   private static final int ROWS_PER_INSERT = 1000;
-
-  /** How far an instance's clock and a Redis's may differ, for {@link #restoreOwed}. */
-  private static final long CLOCKS = 60_000;
 
   public int batch() {
     return properties.drainBatch();

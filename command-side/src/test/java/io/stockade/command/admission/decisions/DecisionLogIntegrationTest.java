@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.stockade.command.CommandSideApplication;
-import io.stockade.command.admission.rebuild.GateRebuild;
+import io.stockade.command.admission.rebuild.OwedRestores;
 import io.stockade.command.admission.redis.GateLayout;
 import io.stockade.command.admission.redis.TestRedis;
 import io.stockade.localinfra.EmbeddedRedis;
@@ -406,7 +406,7 @@ class DecisionLogIntegrationTest {
             .partition(((Number) restored.get(0).get("gate_partition")).intValue())
             .tag(),
         ((Number) restored.get(0).get("decided_at")).longValue() - 60_000);
-    instances.get(1).getBean(GateRebuild.class).takeUpOwedRestores();
+    instances.get(1).getBean(OwedRestores.class).takeUpOwedRestores();
     assertThat(settled(decisionsOf(sku)))
         .as("the owed restore taken up: the same rows again, the later admission not twice")
         .containsExactlyInAnyOrderElementsOf(log);
@@ -497,13 +497,13 @@ class DecisionLogIntegrationTest {
     jdbc.update("delete from gate_decision where reservation_id = ?", id);
     GateLayout layout = instances.get(0).getBean(GateLayout.class);
     long epoch = ((Number) logged.get("epoch")).longValue();
-    DecisionDrain drain = instances.get(0).getBean(DecisionDrain.class);
-    DecisionDrain.Restore restore =
-        drain.restoreOwed(
-            epoch + 1, java.util.Set.of(layout.partition(0).tag()), GateRebuild.RESTORE_DUE);
-    List<DecisionDrain.Admitted> admitted =
+    DecisionLogRestores decisionLog = instances.get(0).getBean(DecisionLogRestores.class);
+    DecisionLogRestores.Restore restore =
+        decisionLog.restoreOwed(
+            epoch + 1, java.util.Set.of(layout.partition(0).tag()), OwedRestores.RESTORE_DUE);
+    List<DecisionLogRestores.Admitted> admitted =
         List.of(
-            new DecisionDrain.Admitted(
+            new DecisionLogRestores.Admitted(
                 layout.partition(0),
                 id,
                 "u-1",
@@ -517,20 +517,20 @@ class DecisionLogIntegrationTest {
     redis.opsForValue().set(PARTITION_STREAM, "not a stream");
     List<Long> pauses = new ArrayList<>();
     try {
-      assertThat(GateRebuild.restoreUntilDone(drain, restore, admitted, pauses::add))
+      assertThat(OwedRestores.restoreUntilDone(decisionLog, restore, admitted, pauses::add))
           .as("a restore that keeps failing")
           .isFalse();
       assertThat(pauses).as("pauses that double").startsWith(1_000L, 2_000L, 4_000L);
       assertThat(pauses.stream().mapToLong(Long::longValue).sum())
           .as("tried for at most half of the time before it is due")
-          .isLessThanOrEqualTo(GateRebuild.RESTORE_DUE.dividedBy(2).toMillis());
+          .isLessThanOrEqualTo(OwedRestores.RESTORE_DUE.dividedBy(2).toMillis());
       assertThat(owedRestores()).as("still owed, for the take-up").isNotEmpty();
 
       pauses.clear();
       // Readable again after the first pause, as a connection that came back.
       assertThat(
-              GateRebuild.restoreUntilDone(
-                  drain,
+              OwedRestores.restoreUntilDone(
+                  decisionLog,
                   restore,
                   admitted,
                   millis -> {
@@ -673,7 +673,7 @@ class DecisionLogIntegrationTest {
         epoch,
         System.currentTimeMillis() - 120_000);
 
-    instances.get(1).getBean(GateRebuild.class).takeUpOwedRestores();
+    instances.get(1).getBean(OwedRestores.class).takeUpOwedRestores();
     drain();
 
     assertThat(settled(decisionsOf(sku)))
