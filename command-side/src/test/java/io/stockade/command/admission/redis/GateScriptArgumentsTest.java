@@ -32,7 +32,8 @@ class GateScriptArgumentsTest {
 
   private final StringRedisTemplate redis = TestRedis.shared();
   private final String run = UUID.randomUUID().toString().substring(0, 8);
-  private final String sku = SKU + "-" + run;
+  // In a partition no running service sweeps or drains: the test compares its shared keys.
+  private final String sku = TestRedis.quietSku(SKU + "-" + run);
   private final String reservation = RESERVATION + "-" + run;
 
   /** A script call: the script, its keys and arguments, and what to corrupt before it runs. */
@@ -47,27 +48,27 @@ class GateScriptArgumentsTest {
   record Fixture(StringRedisTemplate redis, String sku, String reservation) {
 
     String counters() {
-      return TestRedis.LAYOUT.counters(sku);
+      return TestRedis.QUIET_LAYOUT.counters(sku);
     }
 
     String holders() {
-      return TestRedis.LAYOUT.holders(sku);
+      return TestRedis.QUIET_LAYOUT.holders(sku);
     }
 
     String replenishments() {
-      return TestRedis.LAYOUT.replenishments(sku);
+      return TestRedis.QUIET_LAYOUT.replenishments(sku);
     }
 
     String adjustments() {
-      return TestRedis.PARTITION.adjustments(sku);
+      return TestRedis.QUIET.adjustments(sku);
     }
 
     String intent() {
-      return TestRedis.PARTITION.intent(reservation);
+      return TestRedis.QUIET.intent(reservation);
     }
 
     String fresh() {
-      return TestRedis.PARTITION.intent(reservation + "-new");
+      return TestRedis.QUIET.intent(reservation + "-new");
     }
 
     /** A rate limit's token bucket of this test's own (reserve.lua takes them first). */
@@ -77,7 +78,7 @@ class GateScriptArgumentsTest {
 
     /** A decision stream's key of this test's own, for the calls that corrupt it. */
     String decisions() {
-      return TestRedis.PARTITION.decisions() + "-" + reservation;
+      return TestRedis.QUIET.decisions() + "-" + reservation;
     }
   }
 
@@ -177,10 +178,10 @@ class GateScriptArgumentsTest {
                         "reserve",
                         List.of(
                             f.fresh(),
-                            TestRedis.PARTITION.sequence(),
-                            TestRedis.PARTITION.pending(),
+                            TestRedis.QUIET.sequence(),
+                            TestRedis.QUIET.pending(),
                             f.decisions(),
-                            TestRedis.PARTITION.dropped(),
+                            TestRedis.QUIET.dropped(),
                             f.counters(),
                             f.holders()),
                         List.of(
@@ -195,9 +196,9 @@ class GateScriptArgumentsTest {
                         "reserve",
                         List.of(
                             f.fresh(),
-                            TestRedis.PARTITION.sequence(),
-                            TestRedis.PARTITION.pending(),
-                            TestRedis.PARTITION.decisions(),
+                            TestRedis.QUIET.sequence(),
+                            TestRedis.QUIET.pending(),
+                            TestRedis.QUIET.decisions(),
                             f.decisions(),
                             f.counters(),
                             f.holders()),
@@ -437,8 +438,8 @@ class GateScriptArgumentsTest {
                         "withdraw",
                         List.of(
                             f.intent(),
-                            TestRedis.PARTITION.pending(),
-                            TestRedis.PARTITION.decisions(),
+                            TestRedis.QUIET.pending(),
+                            TestRedis.QUIET.decisions(),
                             f.counters()),
                         List.of(sequence(f), admissionEpoch(f), lines(f)))),
         Arguments.of(
@@ -458,7 +459,7 @@ class GateScriptArgumentsTest {
                         "withdraw",
                         List.of(
                             f.intent(),
-                            TestRedis.PARTITION.pending(),
+                            TestRedis.QUIET.pending(),
                             f.decisions(),
                             f.counters(),
                             f.holders()),
@@ -495,7 +496,7 @@ class GateScriptArgumentsTest {
                 f ->
                     new Call(
                         "recorded",
-                        List.of(f.fresh(), TestRedis.PARTITION.pending()),
+                        List.of(f.fresh(), TestRedis.QUIET.pending()),
                         List.of(sequence(f), admissionEpoch(f)),
                         fx -> fx.redis().opsForList().leftPush(fx.fresh(), "x"))),
         Arguments.of(
@@ -548,14 +549,14 @@ class GateScriptArgumentsTest {
                         "transfer",
                         inKeys(f),
                         List.of("IN", "7", f.sku(), "2"),
-                        fx -> replaceWithString(fx, TestRedis.PARTITION.transfersIn()))),
+                        fx -> replaceWithString(fx, TestRedis.QUIET.transfersIn()))),
         Arguments.of(
             "transfer: FORGET of a move listed as garbage",
             (Fn)
                 f ->
                     new Call(
                         "transfer",
-                        List.of(TestRedis.PARTITION.transfersIn()),
+                        List.of(TestRedis.QUIET.transfersIn()),
                         List.of("FORGET", "7"),
                         fx -> expect(fx, "7", "garbage"))),
         Arguments.of(
@@ -567,23 +568,18 @@ class GateScriptArgumentsTest {
                 f ->
                     new Call(
                         "transfer",
-                        List.of(TestRedis.PARTITION.transfers()),
+                        List.of(TestRedis.QUIET.transfers()),
                         List.of("LEFT", "-1", "10"))),
         Arguments.of(
             "pending: a negative bound",
-            (Fn)
-                f ->
-                    new Call(
-                        "pending", List.of(TestRedis.PARTITION.pending()), List.of("-1", "10"))),
+            (Fn) f -> new Call("pending", List.of(TestRedis.QUIET.pending()), List.of("-1", "10"))),
         Arguments.of(
             "pending: no count",
-            (Fn) f -> new Call("pending", List.of(TestRedis.PARTITION.pending()), List.of("1000"))),
+            (Fn) f -> new Call("pending", List.of(TestRedis.QUIET.pending()), List.of("1000"))),
         Arguments.of(
             "pending: a count of zero",
             (Fn)
-                f ->
-                    new Call(
-                        "pending", List.of(TestRedis.PARTITION.pending()), List.of("1000", "0"))),
+                f -> new Call("pending", List.of(TestRedis.QUIET.pending()), List.of("1000", "0"))),
         Arguments.of(
             "pending: no pending list",
             (Fn) f -> new Call("pending", List.of(), List.of("1000", "10"))),
@@ -728,7 +724,7 @@ class GateScriptArgumentsTest {
   }
 
   private static List<String> adjustKeys(Fixture f) {
-    return List.of(f.counters(), f.adjustments(), TestRedis.PARTITION.adjustmentsPending());
+    return List.of(f.counters(), f.adjustments(), TestRedis.QUIET.adjustmentsPending());
   }
 
   /** Builds a call once the fixture's names are known. */
@@ -740,7 +736,7 @@ class GateScriptArgumentsTest {
   @MethodSource("malformedCalls")
   void malformedCallIsAnErrorAndChangesNothing(String name, Fn callOf) {
     Fixture fixture = new Fixture(redis, sku, reservation);
-    WholeGate gate = TestRedis.gate(redis, Duration.ofHours(24));
+    WholeGate gate = TestRedis.gate(redis, TestRedis.QUIET_LAYOUT, Duration.ofHours(24));
     gate.register(sku, 10, 3, 1);
     gate.reserve(
         new Admission(
@@ -759,22 +755,23 @@ class GateScriptArgumentsTest {
             fixture.holders(),
             fixture.replenishments(),
             fixture.adjustments(),
-            TestRedis.PARTITION.adjustmentsPending(),
+            TestRedis.QUIET.adjustmentsPending(),
             fixture.intent(),
             fixture.fresh(),
-            TestRedis.PARTITION.pending(),
-            TestRedis.PARTITION.decisions(),
-            TestRedis.PARTITION.dropped(),
+            TestRedis.QUIET.pending(),
+            TestRedis.QUIET.decisions(),
+            TestRedis.QUIET.dropped(),
             fixture.decisions(),
-            TestRedis.PARTITION.transfers(),
-            TestRedis.PARTITION.transferIds(),
-            TestRedis.PARTITION.transfersIn(),
-            TestRedis.PARTITION.transferSequence());
+            TestRedis.QUIET.transfers(),
+            TestRedis.QUIET.transferIds(),
+            TestRedis.QUIET.transfersIn(),
+            TestRedis.QUIET.transferSequence());
     Map<String, String> before = GateKeyDump.of(redis, keys);
     // The gate's marker and epoch come first in every call.
-    List<String> gateKeys = new ArrayList<>(List.of(TestRedis.PARTITION.marker()));
+    List<String> gateKeys = new ArrayList<>(List.of(TestRedis.QUIET.marker()));
     gateKeys.addAll(call.keys());
-    List<String> gateArgs = new ArrayList<>(List.of(String.valueOf(TestRedis.epoch(redis))));
+    List<String> gateArgs =
+        new ArrayList<>(List.of(String.valueOf(TestRedis.epoch(redis, TestRedis.QUIET_LAYOUT))));
     gateArgs.addAll(call.args());
 
     assertThatThrownBy(
@@ -830,10 +827,10 @@ class GateScriptArgumentsTest {
   private static List<String> reserveKeys(Fixture f) {
     return List.of(
         f.fresh(),
-        TestRedis.PARTITION.sequence(),
-        TestRedis.PARTITION.pending(),
-        TestRedis.PARTITION.decisions(),
-        TestRedis.PARTITION.dropped(),
+        TestRedis.QUIET.sequence(),
+        TestRedis.QUIET.pending(),
+        TestRedis.QUIET.decisions(),
+        TestRedis.QUIET.dropped(),
         f.counters(),
         f.holders());
   }
@@ -849,14 +846,14 @@ class GateScriptArgumentsTest {
   private static List<String> withdrawKeys(Fixture f) {
     return List.of(
         f.intent(),
-        TestRedis.PARTITION.pending(),
-        TestRedis.PARTITION.decisions(),
+        TestRedis.QUIET.pending(),
+        TestRedis.QUIET.decisions(),
         f.counters(),
         f.holders());
   }
 
   private static List<String> recordedKeys(Fixture f) {
-    return List.of(f.intent(), TestRedis.PARTITION.pending());
+    return List.of(f.intent(), TestRedis.QUIET.pending());
   }
 
   /** The gate epoch of the fixture's reservation's admission. */
@@ -870,23 +867,21 @@ class GateScriptArgumentsTest {
   }
 
   private static List<String> transferKeys(Fixture f) {
-    return List.of(
-        f.counters(), TestRedis.PARTITION.transfers(), TestRedis.PARTITION.transferIds());
+    return List.of(f.counters(), TestRedis.QUIET.transfers(), TestRedis.QUIET.transferIds());
   }
 
   private static List<String> inKeys(Fixture f) {
-    return List.of(f.counters(), TestRedis.PARTITION.transfersIn());
+    return List.of(f.counters(), TestRedis.QUIET.transfersIn());
   }
 
   private static List<String> expectKeys(Fixture f) {
-    return List.of(
-        f.counters(), TestRedis.PARTITION.transfersIn(), TestRedis.PARTITION.transferSequence());
+    return List.of(f.counters(), TestRedis.QUIET.transfersIn(), TestRedis.QUIET.transferSequence());
   }
 
   /** Lists a move into the fixture's partition as the target would. */
   private static void expect(Fixture fixture, String moveId, String state) {
-    fixture.redis().delete(TestRedis.PARTITION.transfersIn());
-    fixture.redis().opsForHash().put(TestRedis.PARTITION.transfersIn(), moveId, state);
+    fixture.redis().delete(TestRedis.QUIET.transfersIn());
+    fixture.redis().opsForHash().put(TestRedis.QUIET.transfersIn(), moveId, state);
   }
 
   private static List<String> replenishKeys(Fixture f) {

@@ -31,6 +31,18 @@ public final class TestRedis {
   /** Its one partition. */
   public static final GateLayout.Partition PARTITION = LAYOUT.partition(0);
 
+  /**
+   * A layout of two partitions, for tests that compare a partition's shared keys (its pending list,
+   * its decision stream, its sequence) before and after a call. The Spring contexts that earlier
+   * test classes left running in the JVM sweep and drain the partitions of their layouts (1 or 16
+   * partitions) on the suite's Redis at any moment; this layout's second partition is none of
+   * theirs (its tag's slot lies in the upper half, where no tag {@code g1...} of theirs does).
+   */
+  public static final GateLayout QUIET_LAYOUT = new GateLayout(2, null);
+
+  /** The partition of {@link #QUIET_LAYOUT} that no running service touches. */
+  public static final GateLayout.Partition QUIET = QUIET_LAYOUT.partition(1);
+
   private static StringRedisTemplate shared;
 
   private TestRedis() {}
@@ -158,6 +170,16 @@ public final class TestRedis {
    */
   static long epoch(StringRedisTemplate redis) {
     return epoch(redis, LAYOUT);
+  }
+
+  /** {@code prefix} with the shortest suffix that places a SKU in {@link #QUIET}. */
+  public static String quietSku(String prefix) {
+    for (int attempt = 0; ; attempt++) {
+      String sku = prefix + "-" + attempt;
+      if (QUIET_LAYOUT.of(sku).equals(QUIET)) {
+        return sku;
+      }
+    }
   }
 
   /** The epoch of the layout's first partition, which every other partition's marker adopts. */
