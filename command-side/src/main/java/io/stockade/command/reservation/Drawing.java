@@ -146,14 +146,19 @@ class Drawing {
     if (!renew(opensAt)) {
       return false;
     }
-    long position = queue.decidedCount(opensAt);
+    long began = System.nanoTime();
+    long[] spent = new long[3]; // deciding, reading the queue, waiting for the records
+    long first = queue.decidedCount(opensAt);
+    long position = first;
     List<Queued> next = queue.undecided(opensAt, batch);
     CompletableFuture<Boolean> recording = CompletableFuture.completedFuture(true);
     try {
       while (!next.isEmpty()) {
+        long step = System.nanoTime();
         Batch decided;
         try {
           decided = decide(next, position);
+          spent[0] += System.nanoTime() - step;
         } catch (DrawOutcome.LeaveDraw leave) {
           backOff.put(opensAt, clock.instant().plusSeconds(30));
           recorded(recording);
@@ -162,10 +167,14 @@ class Drawing {
         }
         position += decided.drawn().size();
         boolean whole = decided.drawn().size() == next.size();
+        step = System.nanoTime();
         List<Queued> following = whole ? queue.after(next.get(next.size() - 1), batch) : List.of();
+        spent[1] += System.nanoTime() - step;
+        step = System.nanoTime();
         if (!recorded(recording)) {
           return false;
         }
+        spent[2] += System.nanoTime() - step;
         recording = CompletableFuture.supplyAsync(() -> record(opensAt, decided), recorder);
         if (!whole) {
           // Stopped short (the gate not yet at the opening, or closed): the next poll goes on.
@@ -174,9 +183,21 @@ class Drawing {
         }
         next = following;
       }
+      long step = System.nanoTime();
       if (!recorded(recording)) {
         return false;
       }
+      spent[2] += System.nanoTime() - step;
+      // Where the draw's time went, for whoever makes it faster (performance.md).
+      log.info(
+          "Draw {} recorded from position {} in {} ms: deciding {} ms, reading the queue {} ms,"
+              + " waiting for the records {} ms",
+          opensAt,
+          first,
+          TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - began),
+          TimeUnit.NANOSECONDS.toMillis(spent[0]),
+          TimeUnit.NANOSECONDS.toMillis(spent[1]),
+          TimeUnit.NANOSECONDS.toMillis(spent[2]));
     } finally {
       // Nothing of this draw is left running when it returns or fails.
       recording.exceptionally(failed -> false).join();
