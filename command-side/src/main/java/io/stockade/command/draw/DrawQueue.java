@@ -5,6 +5,7 @@ import io.stockade.api.draw.ReservationDrawn;
 import io.stockade.api.draw.ReservationQueued;
 import io.stockade.api.reservation.ReservationLine;
 import io.stockade.command.admission.DrawRefusals;
+import io.stockade.platform.eventstore.EventRows;
 import io.stockade.platform.jdbc.DirectParameters;
 import io.stockade.platform.jdbc.MultiRowInsert;
 import java.sql.ResultSet;
@@ -86,16 +87,18 @@ public class DrawQueue implements DrawRefusals {
   private final TransactionTemplate transactions;
   private final EventRows events;
   private final ConcurrentMap<Long, DrawSeed> seeds = new ConcurrentHashMap<>();
+  private final ConcurrentMap<Long, String> commitments = new ConcurrentHashMap<>();
 
   DrawQueue(JdbcTemplate jdbc, DataSource dataSource, Configuration axon) {
     this.jdbc = jdbc;
     this.transactions = new TransactionTemplate(new JdbcTransactionManager(dataSource));
-    this.events = new EventRows(axon);
+    this.events = new EventRows(axon::eventSerializer);
   }
 
-  /** The commitment of the draw at {@code opensAt}. */
+  /** The commitment of the draw at {@code opensAt} (asked for by every 202). */
   public String commitment(Instant opensAt) {
-    return seed(opensAt).commitment();
+    return commitments.computeIfAbsent(
+        opensAt.toEpochMilli(), opening -> seed(opensAt).commitment());
   }
 
   /** The queued reservation, if {@code reservationId} was queued for a draw. */

@@ -4,6 +4,7 @@ import io.stockade.api.draw.DrawSeed;
 import io.stockade.api.draw.ReservationQueued;
 import io.stockade.api.reservation.ReservationLine;
 import io.stockade.command.draw.DrawQueue.Enqueued;
+import io.stockade.platform.eventstore.EventRows;
 import io.stockade.platform.jdbc.DirectParameters;
 import io.stockade.platform.jdbc.MultiRowInsert;
 import jakarta.annotation.PreDestroy;
@@ -79,7 +80,7 @@ public class QueueingReservations {
     JdbcTransactionManager manager = new JdbcTransactionManager(dataSource);
     manager.setDefaultTimeout((int) Math.max(1, timeout.toSeconds()));
     this.transactions = new TransactionTemplate(manager);
-    this.events = new EventRows(axon);
+    this.events = new EventRows(axon::eventSerializer);
     this.batchSize = batchSize;
     this.answerWithin = timeout.multipliedBy(2).plusSeconds(5);
     for (int i = 0; i < writers; i++) {
@@ -126,7 +127,7 @@ public class QueueingReservations {
                     lines,
                     hold.toMillis(),
                     opensAt,
-                    seed.commitment(),
+                    queue.commitment(opensAt),
                     queuedAt)));
     if (!open) {
       throw new QueueingFailedException(new IllegalStateException("Shutting down"));

@@ -3,21 +3,19 @@ package io.stockade.command.reservation;
 import io.stockade.api.reservation.ReservationEvent;
 import io.stockade.api.reservation.ReserveStockCommand;
 import io.stockade.api.reservation.StockReserved;
+import io.stockade.platform.eventstore.EventRows;
+import io.stockade.platform.jdbc.DirectParameters;
 import io.stockade.platform.jdbc.MultiRowInsert;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import org.axonframework.commandhandling.CommandMessage;
 import org.axonframework.commandhandling.GenericCommandMessage;
-import org.axonframework.common.DateTimeUtils;
 import org.axonframework.config.Configuration;
-import org.axonframework.eventhandling.GenericDomainEventMessage;
-import org.axonframework.eventhandling.GenericEventMessage;
-import org.axonframework.eventsourcing.eventstore.jpa.DomainEventEntry;
 import org.axonframework.messaging.correlation.CorrelationDataProvider;
 import org.springframework.jdbc.core.JdbcTemplate;
 
@@ -32,21 +30,18 @@ final class NewReservationRows {
   /** The aggregate type Axon stores with a reservation's events: its class's simple name. */
   static final String AGGREGATE_TYPE = Reservation.class.getSimpleName();
 
-  private static final String EVENT_COLUMNS =
-      "insert into domain_event_entry (aggregate_identifier, sequence_number, type,"
-          + " event_identifier, meta_data, payload, payload_revision, payload_type, time_stamp)"
-          + " values ";
-  private static final String EVENT_ROW = "(?, 0, ?, ?, ?, ?, ?, ?, ?)";
   private static final String EXPIRY_COLUMNS =
       "insert into reservation_expiry (reservation_id, due_at) values ";
   private static final String EXPIRY_ROW = "(?, ?)";
 
   private final JdbcTemplate jdbc;
   private final Configuration axon;
+  private final EventRows events;
 
   NewReservationRows(JdbcTemplate jdbc, Configuration axon) {
     this.jdbc = jdbc;
     this.axon = axon;
+    this.events = new EventRows(axon::eventSerializer);
   }
 
   /** The event that begins a reservation's stream. */
@@ -61,40 +56,31 @@ final class NewReservationRows {
         command.gateEpoch());
   }
 
-  /** The event's row, as Axon's JPA engine writes an aggregate's event. */
-  DomainEventEntry row(ReserveStockCommand command) {
+  /** The event's row, as Axon's JPA engine writes an aggregate's event ({@link EventRows}). */
+  Object[] row(ReserveStockCommand command) {
     CommandMessage<ReserveStockCommand> message = GenericCommandMessage.asCommandMessage(command);
     Map<String, Object> metaData = new HashMap<>();
     for (CorrelationDataProvider provider : axon.correlationDataProviders()) {
       metaData.putAll(provider.correlationDataFor(message));
     }
-    StockReserved reserved = reserved(command);
-    return new DomainEventEntry(
-        new GenericDomainEventMessage<>(
-            AGGREGATE_TYPE,
-            ReservationEvent.streamId(command.reservationId()),
-            0,
-            reserved,
-            metaData,
-            UUID.randomUUID().toString(),
-            GenericEventMessage.clock.instant()),
-        axon.eventSerializer());
+    return events.row(
+        AGGREGATE_TYPE,
+        ReservationEvent.streamId(command.reservationId()),
+        0,
+        reserved(command),
+        metaData);
   }
 
   /** The events' rows, in one statement. */
-  void insertEvents(List<DomainEventEntry> rows) {
-    List<Object> arguments = new ArrayList<>(rows.size() * 8);
-    for (DomainEventEntry row : rows) {
-      arguments.add(row.getAggregateIdentifier());
-      arguments.add(row.getType());
-      arguments.add(row.getEventIdentifier());
-      arguments.add(row.getMetaData().getData());
-      arguments.add(row.getPayload().getData());
-      arguments.add(row.getPayload().getType().getRevision());
-      arguments.add(row.getPayload().getType().getName());
-      arguments.add(DateTimeUtils.formatInstant(row.getTimestamp()));
+  void insertEvents(List<Object[]> rows) {
+    List<Object> arguments = new ArrayList<>(rows.size() * 9);
+    for (Object[] row : rows) {
+      Collections.addAll(arguments, row);
     }
-    jdbc.update(MultiRowInsert.sql(EVENT_COLUMNS, EVENT_ROW, rows.size()), arguments.toArray());
+    DirectParameters.update(
+        jdbc,
+        MultiRowInsert.sql(EventRows.COLUMNS, EventRows.ROW, rows.size()),
+        arguments.toArray());
   }
 
   /** The reservations' expiry rows ({@code reservation_expiry}), in one statement. */

@@ -20,7 +20,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import javax.sql.DataSource;
 import org.axonframework.config.Configuration;
-import org.axonframework.eventsourcing.eventstore.jpa.DomainEventEntry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Value;
@@ -313,11 +312,11 @@ class StoringReservations {
   private static final class Entry {
 
     final ReserveStockCommand command;
-    final DomainEventEntry row;
+    final Object[] row;
     final CompletableFuture<Boolean> outcome = new CompletableFuture<>();
     final long queuedAt = System.nanoTime();
 
-    Entry(ReserveStockCommand command, DomainEventEntry row) {
+    Entry(ReserveStockCommand command, Object[] row) {
       this.command = command;
       this.row = row;
     }
