@@ -24,8 +24,9 @@ if marker == nil or epoch == nil or redis.call('HGET', marker, 'epoch') ~= epoch
   return { -1 }
 end
 
--- reserve.lua's draw_memo for every reservation of this call (parts/reserve.lua).
-local memo = { types = {} }
+-- reserve.lua's draw_memo for every reservation of this call (parts/reserve.lua): the types of
+-- the keys, the decision streams' lengths and gaps, the clock.
+local memo = { types = {}, streams = {} }
 
 local function reserve(KEYS, ARGV)
 --#include parts/epoch.lua

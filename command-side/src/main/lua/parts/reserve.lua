@@ -202,20 +202,44 @@ take_tokens()
 
 --#include parts/close_gap.lua
 
+-- In a draw's call the stream's length and whether its gap is open are read once per partition
+-- (draw_memo.streams) and kept up to date by this code's own writes, the only ones while a script
+-- runs; reserve.lua alone reads them each time, the gap only when the stream has room.
+local function stream_state()
+  local state = draw_memo and draw_memo.streams[KEYS[4]]
+  if state == nil then
+    state = { length = redis.call('XLEN', KEYS[4]) }
+    if draw_memo then
+      state.gap = redis.call('EXISTS', KEYS[5]) == 1
+      draw_memo.streams[KEYS[4]] = state
+    end
+  end
+  return state
+end
+
 -- The decision's sequence number and its entry in the decision stream, with each line's available
 -- units after it. A refusal while the stream holds the whole backlog is dropped instead, counted
 -- in the gap (sequence -1); an admitted decision is never dropped.
 local function decide(outcome, taken)
-  local room = redis.call('XLEN', KEYS[4]) < backlog
+  local stream = stream_state()
+  local room = stream.length < backlog
   if outcome ~= 'A' and not room then
     redis.call('HINCRBY', KEYS[5], 'count', 1)
     for _, line in ipairs(merged) do
       redis.call('HINCRBY', KEYS[5], line.sku .. ' ' .. user, 1)
     end
+    stream.gap = true
     return -1
   end
-  if room and redis.call('EXISTS', KEYS[5]) == 1 then
-    close_gap(KEYS[4], KEYS[5], KEYS[2], gate_epoch, partition)
+  if room then
+    local gap = stream.gap
+    if gap == nil then
+      gap = redis.call('EXISTS', KEYS[5]) == 1
+    end
+    if gap then
+      stream.length = stream.length + close_gap(KEYS[4], KEYS[5], KEYS[2], gate_epoch, partition)
+      stream.gap = false
+    end
   end
   local sequence = given
   if sequence == 0 then
@@ -228,6 +252,7 @@ local function decide(outcome, taken)
     entry[#entry + 1] = taken and line.available - line.quantity or line.available
   end
   redis.call('XADD', KEYS[4], '*', 'd', table.concat(entry, ' '))
+  stream.length = stream.length + 1
   return sequence
 end
 

@@ -144,6 +144,94 @@ class DecisionStreamTest {
     assertThat(gap()).as("nothing left to close").containsExactly(0L);
   }
 
+  /**
+   * A draw's call reads the stream's length and its gap once and counts its own appends: the
+   * stream, the gap and the replies are those of the same reservations decided one call each, with
+   * a gap closed at the call's first decision and the stream filling up in the middle of it.
+   */
+  @Test
+  void aDrawsCallFillsTheStreamAndClosesItsGapAsOneCallPerReservationWould() {
+    Outcome alone = fillAndClose("alone", false);
+    Outcome drawn = fillAndClose("drawn", true);
+
+    assertThat(drawn).isEqualTo(alone);
+    assertThat(alone.entries()).as("the gap closed first").startsWith("G u-gap - S 2 -");
+    assertThat(alone.entries()).hasSize(6);
+    assertThat(alone.gap()).isEqualTo(Map.of("count", "6", "S u-0", "6"));
+    assertThat(drawn.streamReads())
+        .as("one read of the stream's length, one of its gap")
+        .isEqualTo(2);
+  }
+
+  /** What deciding {@code sku}'s reservations left, with its names replaced by S and R. */
+  private record Outcome(
+      List<String> entries, Map<String, String> gap, List<String> replies, long streamReads) {
+
+    @Override
+    public boolean equals(Object other) {
+      return other instanceof Outcome that
+          && entries.equals(that.entries)
+          && gap.equals(that.gap)
+          && replies.equals(that.replies);
+    }
+
+    @Override
+    public int hashCode() {
+      return entries.hashCode();
+    }
+  }
+
+  /**
+   * The stream six short of the backlog and a gap of two refusals open; then three admissions (the
+   * first closes the gap) and eight refusals for stock: two fill the stream, six are dropped.
+   */
+  private Outcome fillAndClose(String sku, boolean inOneDraw) {
+    redis.delete(List.of(partition.decisions(), partition.dropped()));
+    gate.register(sku, 3, 1, 1);
+    for (int n = 0; n < BACKLOG - 6; n++) {
+      redis
+          .opsForStream()
+          .add(partition.decisions(), Map.of("d", n + " 1 I u-x x " + sku + " 1 0"));
+    }
+    redis.opsForHash().putAll(partition.dropped(), Map.of("count", "2", sku + " u-gap", "2"));
+    List<Admission> admissions = new ArrayList<>();
+    for (int n = 0; n < 11; n++) {
+      admissions.add(
+          new Admission(
+              sku + "-" + n,
+              n < 3 ? "u-" + n : "u-0",
+              List.of(new ReservationLine(sku, 1)),
+              Duration.ofMinutes(15),
+              Instant.now()));
+    }
+    long readsBefore = calls("xlen") + calls("exists");
+    List<AdmissionDecision> decisions =
+        inOneDraw ? gate.draw(admissions) : admissions.stream().map(gate::reserve).toList();
+    long reads = calls("xlen") + calls("exists") - readsBefore;
+    List<String> entries =
+        entries().subList(BACKLOG - 6, (int) length()).stream()
+            .map(e -> String.join(" ", List.of(e).subList(2, e.length)).replace(sku, "S"))
+            .toList();
+    Map<String, String> gap = new java.util.TreeMap<>();
+    redis
+        .<String, String>opsForHash()
+        .entries(partition.dropped())
+        .forEach((field, value) -> gap.put(field.replace(sku, "S"), value));
+    List<String> replies =
+        decisions.stream().map(decision -> decision.getClass().getSimpleName()).toList();
+    return new Outcome(entries, gap, replies, reads);
+  }
+
+  /** How many times Redis has run {@code command}, scripts' calls included. */
+  private long calls(String command) {
+    java.util.Properties stats =
+        redis.execute(
+            (org.springframework.data.redis.core.RedisCallback<java.util.Properties>)
+                connection -> connection.serverCommands().info("commandstats"));
+    String line = stats.getProperty("cmdstat_" + command);
+    return line == null ? 0 : Long.parseLong(line.replaceAll("^calls=(\\d+),.*$", "$1"));
+  }
+
   @Test
   void theHighestSequenceOfAStreamIsNotItsLastEntrys() {
     // An admission, then a withdrawal of an older one: the last entry has the older number.

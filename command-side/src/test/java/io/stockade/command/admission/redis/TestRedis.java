@@ -34,9 +34,10 @@ public final class TestRedis {
   /**
    * A layout of two partitions, for tests that compare a partition's shared keys (its pending list,
    * its decision stream, its sequence) before and after a call. The Spring contexts that earlier
-   * test classes left running in the JVM sweep and drain the partitions of their layouts (1 or 16
-   * partitions) on the suite's Redis at any moment; this layout's second partition is none of
-   * theirs (its tag's slot lies in the upper half, where no tag {@code g1...} of theirs does).
+   * test classes left running in the JVM sweep the partitions of their layouts (1 or 16 partitions)
+   * on the suite's Redis at any moment (the decision drain runs only in contexts with a Redis of
+   * their own); this layout's second partition is none of theirs (its tag's slot lies in the upper
+   * half, where no tag {@code g1...} of theirs does).
    */
   public static final GateLayout QUIET_LAYOUT = new GateLayout(2, null);
 
