@@ -269,14 +269,19 @@ public class DrawQueue implements DrawRefusals {
 
   /** Of the SKU's queued reservations in the draw: how many, and how many the draw admitted. */
   public long[] counts(Instant opensAt, String skuId) {
+    // The admitted by their index (draw_outcome_outcome), each looked up by the SKU's key: not a
+    // lookup of every queued reservation's outcome.
     return jdbc.queryForObject(
-        "select count(*), coalesce(sum(o.outcome = ?), 0) from draw_queue_sku s"
-            + " left join draw_outcome o on o.reservation_id = s.reservation_id"
-            + " where s.opens_at = ? and s.sku_id = ?",
+        "select (select count(*) from draw_queue_sku where opens_at = ? and sku_id = ?),"
+            + " (select count(*) from draw_outcome o join draw_queue_sku s"
+            + " on s.opens_at = o.opens_at and s.sku_id = ? and s.reservation_id = o.reservation_id"
+            + " where o.opens_at = ? and o.outcome = ?)",
         (rs, row) -> new long[] {rs.getLong(1), rs.getLong(2)},
-        ReservationDrawn.ADMITTED,
         opensAt.toEpochMilli(),
-        skuId);
+        skuId,
+        skuId,
+        opensAt.toEpochMilli(),
+        ReservationDrawn.ADMITTED);
   }
 
   /** Of the draw's queued reservations: how many, and how many the draw admitted. */
